@@ -1,0 +1,43 @@
+"""Which bids a player may make (R3, R5, R7)."""
+from .cards import Card
+from .refusal import Refusal
+
+
+def forbidden_digits(hand: tuple[Card, ...]) -> frozenset[int]:
+    """The units digits a player may not bid: the numbers of the cards held (R3)."""
+    return frozenset(card.number for card in hand)
+
+
+def digit_problem(name: str, hand, amount: int) -> Refusal | None:
+    """Refusal if the bid ends in a digit the player holds (R3)."""
+    digit = amount % 10
+    if digit in forbidden_digits(hand):
+        return Refusal("R3", "{player} holds a {digit}: a bid of {amount} is forbidden",
+                       player=name, digit=digit, amount=amount)
+    return None
+
+
+def money_problem(name: str, coins: int, amount: int) -> Refusal | None:
+    """Refusal if the bid is more than the player holds (R5)."""
+    if amount > coins:
+        return Refusal("R5", "{player} holds {coins} coins: a bid of {amount} is more than that",
+                       player=name, coins=coins, amount=amount)
+    return None
+
+
+def bid_problems(state, name: str, amount: int, high_bid: int | None = None) -> list[Refusal]:
+    """Every reason `name` may not bid `amount` in this round's auction now.
+
+    An empty list means the bid is allowed. `high_bid` is the bid to beat, if any.
+    """
+    seat = state.setup.seat(name)
+    problems = []
+    if seat in state.excluded:
+        problems.append(Refusal("R5/R7", "{player} is excluded from this round's auction",
+                                player=name))
+    if high_bid is not None and amount <= high_bid:
+        problems.append(Refusal("R3", "{player} must bid more than {high}, not {amount}",
+                                player=name, high=high_bid, amount=amount))
+    problems.append(digit_problem(name, state.hands[seat], amount))
+    problems.append(money_problem(name, state.coins[seat], amount))
+    return [problem for problem in problems if problem]

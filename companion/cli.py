@@ -1,0 +1,58 @@
+"""The `templari-companion` command."""
+import argparse
+import json
+import sys
+
+from .record import fold_record
+from .refusal import Refusal
+from .replay import replay_json, replay_text
+
+
+def main(argv=None) -> int:
+    """Entry point of the console script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return args.run(args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="templari-companion",
+                                     description="The bookkeeper for a table of Templari.")
+    parser.set_defaults(command=None)
+    commands = parser.add_subparsers(title="commands")
+    replay = commands.add_parser("replay", help="check a game record and print the game as it stands")
+    replay.add_argument("file", help="a templari-game/1 JSON record")
+    replay.add_argument("--json", action="store_true", help="print JSON instead of a summary")
+    replay.set_defaults(command="replay", run=_replay)
+    return parser
+
+
+def _replay(args) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(encoding="utf-8")
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except OSError as error:
+        print(f"error: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+        return 1
+    except (ValueError, RecursionError) as error:
+        print(f"error: {args.file} is not valid JSON: {error}", file=sys.stderr)
+        return 1
+    try:
+        state = fold_record(record)
+    except Refusal as refusal:
+        print(f"{refusal.where}: {refusal.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(replay_json(state), indent=1, ensure_ascii=False))
+    else:
+        print(replay_text(state))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

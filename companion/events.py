@@ -1,0 +1,71 @@
+"""What can happen at the table: the events of the game log (R2-R9)."""
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .cards import Card
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """The 2 cards of this round's lot are turned over (R2)."""
+
+    kind: ClassVar[str] = "reveal"
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class Sold:
+    """The lot goes to `winner` for `price` (R8)."""
+
+    kind: ClassVar[str] = "sold"
+    winner: str
+    price: int
+
+
+@dataclass(frozen=True)
+class Free:
+    """Nobody bid: the start player takes the lot for nothing (R9)."""
+
+    kind: ClassVar[str] = "free"
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """`player` made a forbidden bid and pays 1 coin to the pot (R4)."""
+
+    kind: ClassVar[str] = "penalty"
+    player: str
+
+
+@dataclass(frozen=True)
+class Overbid:
+    """`player` bid more than they hold: they discard a card, the auction restarts (R5)."""
+
+    kind: ClassVar[str] = "overbid"
+    player: str
+    discard: Card | None
+
+
+@dataclass(frozen=True)
+class SideSale:
+    """At round start `seller` sells `card` to `buyer` for `price` (R6)."""
+
+    kind: ClassVar[str] = "side_sale"
+    seller: str
+    card: Card
+    buyer: str
+    price: int
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """At round start `player` swaps `gives` for the `opponent`'s `takes` (R7)."""
+
+    kind: ClassVar[str] = "exchange"
+    player: str
+    gives: Card
+    opponent: str
+    takes: Card
+
+
+EVENT_TYPES = (Reveal, Sold, Free, Penalty, Overbid, SideSale, Exchange)

@@ -1,0 +1,29 @@
+"""The one error type of the rules core: a refusal that names the rule."""
+
+
+class Refusal(Exception):
+    """An action or record the rules forbid; the game state is left as it was.
+
+    `text` is an English template, `params` fill it in, `rule` is the R-number
+    of RULES.md (or "record" for the game record's format), so a shell can show
+    or translate the message.
+    """
+
+    def __init__(self, rule: str, text: str, **params):
+        self.rule = rule
+        self.text = text
+        self.params = params
+        self.event: int | None = None
+        super().__init__(self.message)
+
+    @property
+    def where(self) -> str:
+        """'event N' for a refused event of a log, 'header' otherwise."""
+        return "header" if self.event is None else f"event {self.event}"
+
+    @property
+    def message(self) -> str:
+        body = self.text.format(**self.params)
+        if self.rule == "record":
+            return body
+        return f"{body} ({self.rule})"

@@ -1,0 +1,74 @@
+"""The settings a game is played with: players, edition, variants (R1)."""
+from dataclasses import dataclass
+
+from .cards import DEFAULT_FAMILIES, DEFAULT_START_COINS
+from .refusal import Refusal
+
+EDITIONS = ("en", "fr")
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+MAX_NAME_LENGTH = 40
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything fixed before the first card is revealed."""
+
+    players: tuple[str, ...]
+    edition: str = "en"
+    side_sales: bool = True
+    exchange: bool = False
+    start_coins: int = DEFAULT_START_COINS
+    families: tuple[str, ...] = DEFAULT_FAMILIES
+    start_player: str = ""
+
+    def __post_init__(self):
+        check_players(self.players)
+        check_families(self.families)
+        if self.edition not in EDITIONS:
+            raise Refusal("R3", "the edition must be 'en' or 'fr', not {edition!r}",
+                          edition=self.edition)
+        if self.start_coins < 0:
+            raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
+        if not self.start_player:
+            object.__setattr__(self, "start_player", self.players[0])
+        self.seat(self.start_player)
+
+    def seat(self, name: str) -> int:
+        """The seat (0 = first listed) of a player, refused if unknown."""
+        try:
+            return self.players.index(name)
+        except ValueError:
+            raise Refusal("R1", "{name!r} is not a player of this game", name=name) from None
+
+
+def clean_name(name) -> str:
+    """A player's name, trimmed and checked: non-empty, at most 40 characters."""
+    if not isinstance(name, str) or not name.strip():
+        raise Refusal("R1", "a player needs a non-empty name")
+    name = name.strip()
+    if len(name) > MAX_NAME_LENGTH:
+        raise Refusal("R1", "the name {name!r} is longer than {limit} characters",
+                      name=name, limit=MAX_NAME_LENGTH)
+    return name
+
+
+def check_families(families) -> None:
+    """Six distinct, non-empty family names (R1)."""
+    if len(families) != len(DEFAULT_FAMILIES):
+        raise Refusal("R1", "the deck has 6 families, not {count}", count=len(families))
+    for family in families:
+        if not isinstance(family, str) or not family.strip():
+            raise Refusal("R1", "a family needs a non-empty name")
+        if families.count(family) > 1:
+            raise Refusal("R1", "two families are called {family!r}", family=family)
+
+
+def check_players(players) -> None:
+    """3 to 5 unique names (R1)."""
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise Refusal("R1", "Templari is for 3 to 5 players, not {count}", count=len(players))
+    for name in players:
+        if clean_name(name) != name:
+            raise Refusal("R1", "the name {name!r} has spaces around it", name=name)
+        if players.count(name) > 1:
+            raise Refusal("R1", "two players are called {name!r}", name=name)

@@ -1,0 +1,282 @@
+"""The game state as a fold over the event log (R1-R11).
+
+`apply` either returns a new state or raises a Refusal and leaves the old
+state as it was: states are immutable.
+"""
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from .bidding import bid_problems, digit_problem, forbidden_digits, money_problem
+from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
+from .events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from .refusal import Refusal
+from .scoring import Score, score
+from .settlement import Settlement, settle
+from .setup import Setup
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Where the game stands after some events."""
+
+    setup: Setup
+    coins: tuple[int, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    start: int
+    pot: int = 0
+    rounds_played: int = 0
+    lot: tuple[Card, ...] = ()
+    seen: frozenset[Card] = frozenset()
+    discarded: tuple[Card, ...] = ()
+    excluded: frozenset[int] = frozenset()
+    exchangers: tuple[int, ...] = ()
+    sellers: frozenset[int] = frozenset()
+    last_sale: Settlement | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.setup.players
+
+    @property
+    def finished(self) -> bool:
+        return self.rounds_played == ROUNDS
+
+    @property
+    def round_number(self) -> int:
+        """The round being played (the last one once the game is over)."""
+        return min(self.rounds_played + 1, ROUNDS)
+
+    @property
+    def start_player(self) -> str:
+        return self.players[self.start]
+
+    def coins_of(self, name: str) -> int:
+        return self.coins[self.setup.seat(name)]
+
+    def hand_of(self, name: str) -> tuple[Card, ...]:
+        return self.hands[self.setup.seat(name)]
+
+    def forbidden_digits(self, name: str) -> frozenset[int]:
+        return forbidden_digits(self.hand_of(name))
+
+    def score(self) -> Score:
+        return score(self.players, self.hands, self.coins)
+
+
+def new_game(setup: Setup) -> GameState:
+    """The state before the first event: everyone holds start coins and no card."""
+    count = len(setup.players)
+    return GameState(setup=setup, coins=(setup.start_coins,) * count,
+                     hands=((),) * count, start=setup.seat(setup.start_player))
+
+
+def fold(setup: Setup, events) -> GameState:
+    """Apply every event in order; a refusal carries the index of its event."""
+    state = new_game(setup)
+    for index, event in enumerate(events):
+        state = apply_at(state, event, index)
+    return state
+
+
+def apply_at(state: GameState, event, index: int) -> GameState:
+    """`apply`, with the event's index put on a refusal."""
+    try:
+        return apply(state, event)
+    except Refusal as refusal:
+        refusal.event = index
+        raise
+
+
+def apply(state: GameState, event) -> GameState:
+    """The state after `event`, or a Refusal naming the rule that forbids it."""
+    if state.finished:
+        raise Refusal("R2", "the game is over: all {rounds} rounds have settled", rounds=ROUNDS)
+    return _HANDLERS[type(event)](state, event)
+
+
+def _reveal(state: GameState, event: Reveal) -> GameState:
+    _before_reveal(state, "a second reveal")
+    cards = tuple(event.cards)
+    if len(cards) != LOT_SIZE:
+        raise Refusal("R2", "a lot is {size} cards, not {count}", size=LOT_SIZE, count=len(cards))
+    for card in cards:
+        _check_new_card(state, card)
+    if cards[0] == cards[1]:
+        raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
+    _check_counts(state.seen | set(cards))
+    return replace(state, lot=cards, seen=state.seen | set(cards))
+
+
+def _check_new_card(state: GameState, card: Card) -> None:
+    if card.family not in state.setup.families:
+        raise Refusal("R1", "there is no family {family!r} in this game", family=card.family)
+    if card.number not in NUMBERS:
+        raise Refusal("R1", "cards show numbers 0 to 9, not {number}", number=card.number)
+    if card in state.seen:
+        raise Refusal("R1", "the {card} has already been seen: each card exists once", card=card)
+
+
+def _check_counts(cards) -> None:
+    """At most 5 cards of a family and 3 of a number (R1)."""
+    for family, count in Counter(card.family for card in cards).items():
+        if count > FAMILY_SIZE:
+            raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
+                          count=count, family=family, size=FAMILY_SIZE)
+    for number, count in Counter(card.number for card in cards).items():
+        if count > NUMBER_COPIES:
+            raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
+                          count=count, number=number, copies=NUMBER_COPIES)
+
+
+def _sold(state: GameState, event: Sold) -> GameState:
+    _after_reveal(state, "a sale")
+    seat = state.setup.seat(event.winner)
+    _check_price(event.price)
+    french_zero = state.setup.edition == "fr" and event.price == 0
+    if french_zero and seat != state.start:
+        raise Refusal("R8", "French rules: only the start player {start} can win at 0, not {player}",
+                      start=state.start_player, player=event.winner)
+    problems = bid_problems(state, event.winner, event.price)
+    if problems:
+        raise problems[0]
+    if french_zero:
+        return _free(state, Free())
+    sale = settle(state.players, state.hands, seat, event.price, state.pot)
+    changes = {state.setup.seat(name): share for name, share in sale.payouts.items()}
+    coins = _with_coins(state.coins, {**changes, seat: -event.price})
+    return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
+                      start=seat, last_sale=sale)
+
+
+def _free(state: GameState, event: Free) -> GameState:
+    _after_reveal(state, "a free lot")
+    return _end_round(state, _take_lot(state, state.start))
+
+
+def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
+    return _with_hand(state.hands, seat, state.hands[seat] + state.lot)
+
+
+def _end_round(state: GameState, hands, **changes) -> GameState:
+    return replace(state, hands=hands, rounds_played=state.rounds_played + 1, lot=(),
+                   excluded=frozenset(), exchangers=(), sellers=frozenset(), **changes)
+
+
+def _penalty(state: GameState, event: Penalty) -> GameState:
+    seat = state.setup.seat(event.player)
+    if not state.lot and not state.setup.side_sales:
+        raise Refusal("R4", "no auction is under way: the lot is not revealed and side sales are off")
+    if not state.coins[seat]:
+        return state
+    return replace(state, coins=_with_coins(state.coins, {seat: -1}), pot=state.pot + 1)
+
+
+def _overbid(state: GameState, event: Overbid) -> GameState:
+    _after_reveal(state, "an overbid")
+    seat = state.setup.seat(event.player)
+    hand = state.hands[seat]
+    if not hand:
+        if event.discard is not None:
+            raise Refusal("R5", "{player} holds no card, so none can be discarded",
+                          player=event.player)
+        return replace(state, excluded=state.excluded | {seat})
+    if event.discard is None:
+        raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
+                      player=event.player, count=len(hand))
+    _check_holds(state, event.player, event.discard, "R5")
+    return replace(state, hands=_with_hand(state.hands, seat, _without(hand, event.discard)),
+                   discarded=state.discarded + (event.discard,), excluded=state.excluded | {seat})
+
+
+def _side_sale(state: GameState, event: SideSale) -> GameState:
+    if not state.setup.side_sales:
+        raise Refusal("R6", "side sales are off in this game")
+    _before_reveal(state, "a side sale")
+    seller, buyer = state.setup.seat(event.seller), state.setup.seat(event.buyer)
+    if seller == buyer:
+        raise Refusal("R6", "{player} cannot buy their own card", player=event.seller)
+    if seller in state.sellers:
+        raise Refusal("R6", "{player} has already sold a card this round: one each",
+                      player=event.seller)
+    _check_holds(state, event.seller, event.card, "R6")
+    _check_price(event.price)
+    problem = (digit_problem(event.buyer, state.hands[buyer], event.price)
+               or money_problem(event.buyer, state.coins[buyer], event.price))
+    if problem:
+        raise problem
+    hands = _with_hand(state.hands, seller, _without(state.hands[seller], event.card))
+    hands = _with_hand(hands, buyer, hands[buyer] + (event.card,))
+    coins = _with_coins(state.coins, {buyer: -event.price, seller: event.price})
+    return replace(state, hands=hands, coins=coins, sellers=state.sellers | {seller})
+
+
+def _exchange(state: GameState, event: Exchange) -> GameState:
+    if not state.setup.exchange:
+        raise Refusal("R7", "the exchange variant is off in this game")
+    _before_reveal(state, "an exchange")
+    player, opponent = state.setup.seat(event.player), state.setup.seat(event.opponent)
+    if player == opponent:
+        raise Refusal("R7", "{player} cannot exchange with themselves", player=event.player)
+    if player in state.exchangers:
+        raise Refusal("R7", "{player} has already exchanged this round: once each",
+                      player=event.player)
+    _check_exchange_turn(state, player)
+    _check_holds(state, event.player, event.gives, "R7")
+    _check_holds(state, event.opponent, event.takes, "R7")
+    hands = _with_hand(state.hands, player, _without(state.hands[player], event.gives) + (event.takes,))
+    hands = _with_hand(hands, opponent, _without(hands[opponent], event.takes) + (event.gives,))
+    return replace(state, hands=hands, exchangers=state.exchangers + (player,),
+                   excluded=state.excluded | {player})
+
+
+def _check_exchange_turn(state: GameState, seat: int) -> None:
+    """Exchanges go clockwise, starting with the start player (R7)."""
+    if not state.exchangers:
+        return
+    count = len(state.players)
+    last = state.exchangers[-1]
+    if (seat - state.start) % count < (last - state.start) % count:
+        raise Refusal("R7", "exchanges go clockwise from the start player {start}: "
+                            "{player}'s turn came before {last}'s",
+                      start=state.start_player, player=state.players[seat],
+                      last=state.players[last])
+
+
+def _before_reveal(state: GameState, action: str) -> None:
+    if state.lot:
+        raise Refusal("R2", "{action} cannot come after the reveal of round {round}: "
+                            "settle the lot first", action=action, round=state.round_number)
+
+
+def _after_reveal(state: GameState, action: str) -> None:
+    if not state.lot:
+        raise Refusal("R2", "{action} needs a lot: reveal round {round}'s 2 cards first",
+                      action=action, round=state.round_number)
+
+
+def _check_holds(state: GameState, name: str, card: Card, rule: str) -> None:
+    if card not in state.hand_of(name):
+        raise Refusal(rule, "{player} does not hold the {card}", player=name, card=card)
+
+
+def _check_price(price: int) -> None:
+    if price < 0:
+        raise Refusal("R3", "a price cannot be negative ({price})", price=price)
+
+
+def _with_hand(hands, seat: int, hand) -> tuple[tuple[Card, ...], ...]:
+    return hands[:seat] + (tuple(hand),) + hands[seat + 1:]
+
+
+def _with_coins(coins, changes: dict[int, int]) -> tuple[int, ...]:
+    return tuple(purse + changes.get(seat, 0) for seat, purse in enumerate(coins))
+
+
+def _without(hand, card: Card) -> tuple[Card, ...]:
+    return tuple(held for held in hand if held != card)
+
+
+_HANDLERS = {
+    Reveal: _reveal, Sold: _sold, Free: _free, Penalty: _penalty,
+    Overbid: _overbid, SideSale: _side_sale, Exchange: _exchange,
+}
