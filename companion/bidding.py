@@ -8,6 +8,14 @@ def forbidden_digits(hand: tuple[Card, ...]) -> frozenset[int]:
     return frozenset(card.number for card in hand)
 
 
+def highest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
+    """The highest amount a player may bid: affordable, digit allowed (R3, R5)."""
+    forbidden = forbidden_digits(hand)
+    allowed = [amount for amount in range(coins, max(coins - 10, -1), -1)
+               if amount % 10 not in forbidden]
+    return allowed[0] if allowed else None
+
+
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:
     """Refusal if the bid ends in a digit the player holds (R3)."""
     digit = amount % 10

@@ -10,24 +10,33 @@ from .replay import replay_json, replay_text
 
 def main(argv=None) -> int:
     """Entry point of the console script."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    args = _parser().parse_args(argv)
     return args.run(args)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templari-companion",
                                      description="The bookkeeper for a table of Templari.")
-    parser.set_defaults(command=None)
-    commands = parser.add_subparsers(title="commands")
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
+    parser.add_argument("--port", type=int, default=5000, help="port (5000 by default)")
+    parser.add_argument("--data-dir", default="templari-data",
+                        help="where games are kept (created on first start)")
+    parser.set_defaults(run=_serve)
+    commands = parser.add_subparsers(title="commands",
+                                     description="without a command, the table server starts")
     replay = commands.add_parser("replay", help="check a game record and print the game as it stands")
     replay.add_argument("file", help="a templari-game/1 JSON record")
     replay.add_argument("--json", action="store_true", help="print JSON instead of a summary")
-    replay.set_defaults(command="replay", run=_replay)
+    replay.set_defaults(run=_replay)
     return parser
+
+
+def _serve(args) -> int:
+    """Imported here so that `replay` does not load the web stack."""
+    from .serve import serve
+
+    serve(args.host, args.port, args.data_dir)
+    return 0
 
 
 def _replay(args) -> int:

@@ -5,8 +5,8 @@ class Refusal(Exception):
     """An action or record the rules forbid; the game state is left as it was.
 
     `text` is an English template, `params` fill it in, `rule` is the R-number
-    of RULES.md (or "record" for the game record's format), so a shell can show
-    or translate the message.
+    of RULES.md (or "record" / "form" for the shape of a record or a form), so a
+    shell can show or translate the message.
     """
 
     def __init__(self, rule: str, text: str, **params):
@@ -24,6 +24,6 @@ class Refusal(Exception):
     @property
     def message(self) -> str:
         body = self.text.format(**self.params)
-        if self.rule == "record":
+        if not self.rule.startswith("R"):
             return body
         return f"{body} ({self.rule})"

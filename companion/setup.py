@@ -19,7 +19,7 @@ class Setup:
     exchange: bool = False
     start_coins: int = DEFAULT_START_COINS
     families: tuple[str, ...] = DEFAULT_FAMILIES
-    start_player: str = ""
+    start_player: str | None = None
 
     def __post_init__(self):
         check_players(self.players)
@@ -29,7 +29,7 @@ class Setup:
                           edition=self.edition)
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
-        if not self.start_player:
+        if self.start_player is None:
             object.__setattr__(self, "start_player", self.players[0])
         self.seat(self.start_player)
 

@@ -72,10 +72,15 @@ def new_game(setup: Setup) -> GameState:
 
 def fold(setup: Setup, events) -> GameState:
     """Apply every event in order; a refusal carries the index of its event."""
-    state = new_game(setup)
+    return fold_all(setup, events)[-1]
+
+
+def fold_all(setup: Setup, events) -> list[GameState]:
+    """The state before the first event and after each one."""
+    states = [new_game(setup)]
     for index, event in enumerate(events):
-        state = apply_at(state, event, index)
-    return state
+        states.append(apply_at(states[-1], event, index))
+    return states
 
 
 def apply_at(state: GameState, event, index: int) -> GameState:
@@ -139,13 +144,23 @@ def _sold(state: GameState, event: Sold) -> GameState:
     problems = bid_problems(state, event.winner, event.price)
     if problems:
         raise problems[0]
-    if french_zero:
+    sale = sale_preview(state, event.winner, event.price)
+    if sale is None:
         return _free(state, Free())
-    sale = settle(state.players, state.hands, seat, event.price, state.pot)
     changes = {state.setup.seat(name): share for name, share in sale.payouts.items()}
     coins = _with_coins(state.coins, {**changes, seat: -event.price})
     return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
                       start=seat, last_sale=sale)
+
+
+def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None:
+    """Where the money would go if `winner` bought the lot now for `price`.
+
+    None when no money moves: a French-rules sale at 0 is a free lot (R8.6).
+    """
+    if state.setup.edition == "fr" and price == 0:
+        return None
+    return settle(state.players, state.hands, state.setup.seat(winner), price, state.pot)
 
 
 def _free(state: GameState, event: Free) -> GameState:

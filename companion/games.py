@@ -1,0 +1,89 @@
+"""A stored game seen through the rules core, and the one way to change it.
+
+Every change is checked by folding the whole new log through the core before
+it is written, so a refused action, undo or correction changes nothing.
+"""
+from dataclasses import dataclass
+from functools import cached_property
+
+from .record import dump_event, dump_record, fold_record, load_setup, parse_event
+from .refusal import Refusal
+from .state import GameState, fold_all
+from .store import StoredGame, Store
+
+
+@dataclass(frozen=True)
+class Options:
+    """Companion settings that are not part of the game record."""
+
+    money_open: bool = False
+
+
+class Game:
+    """A stored game: settings, the event log, and every state along it."""
+
+    def __init__(self, stored: StoredGame):
+        self.token = stored.token
+        self.version = stored.version
+        self.seats = stored.seats
+        self.options = Options(**stored.options)
+        self.setup = load_setup({**stored.header, "events": []})
+        self.events = [parse_event(event) for event in stored.events]
+
+    @cached_property
+    def states(self) -> list[GameState]:
+        """The state before the first event and after each one."""
+        return fold_all(self.setup, self.events)
+
+    @property
+    def state(self) -> GameState:
+        return self.states[-1]
+
+    def record(self) -> dict:
+        """The game record (game-record.md) for export."""
+        return dump_record(self.setup, self.events)
+
+
+def load(store: Store, token: str) -> Game | None:
+    stored = store.game(token)
+    return None if stored is None else Game(stored)
+
+
+def create(store: Store, record: dict, options: Options) -> str:
+    """Check a whole record (new or imported) and store it as a new game."""
+    fold_record(record)
+    header = {key: value for key, value in record.items() if key != "events"}
+    return store.create_game(header, vars(options), record.get("events", []))
+
+
+def append(store: Store, game: Game, version: int, event) -> None:
+    """Record one more event."""
+    _write(store, game, version, len(game.events), [event])
+
+
+def undo(store: Store, game: Game, version: int) -> None:
+    """Take back the last event."""
+    if not game.events:
+        raise Refusal("form", "there is nothing to undo")
+    _write(store, game, version, len(game.events) - 1, [])
+
+
+def correct(store: Store, game: Game, version: int, index: int, event) -> None:
+    """Replace event `index`; every later event is checked again."""
+    if not 0 <= index < len(game.events):
+        raise Refusal("form", "there is no event {index} to correct", index=index)
+    _write(store, game, version, index, [event, *game.events[index + 1:]])
+
+
+def _write(store: Store, game: Game, version: int, keep: int, new_events) -> None:
+    """Fold the new log; refuse with the reason, or store it (Conflict if moved on)."""
+    log = game.events[:keep] + list(new_events)
+    try:
+        fold_all(game.setup, log)
+    except Refusal as refusal:
+        if refusal.event is not None and refusal.event > keep:
+            raise Refusal("form", "this change would make a later event illegal: "
+                                  "event {index}: {reason}",
+                          index=refusal.event, reason=refusal.message) from None
+        raise
+    store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])

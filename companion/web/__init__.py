@@ -1,0 +1,50 @@
+"""The table app: a thin Flask shell around the rules core and the store."""
+from datetime import timedelta
+from pathlib import Path
+
+from flask import Flask, render_template
+
+from ..store import Store
+from . import host, player, security, table
+from .assets import assets
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def create_app(data_dir, lan_url: str | None = None) -> Flask:
+    """An app serving the games stored in `data_dir`.
+
+    `lan_url` is the address phones use to reach this server (for the QR code).
+    """
+    app = Flask(__name__, template_folder=str(ROOT / "templates"),
+                static_folder=str(ROOT / "static"))
+    store = Store(data_dir)
+    app.config.update(
+        SECRET_KEY=store.secret("session_key"),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        MAX_CONTENT_LENGTH=1024 * 1024,
+        STORE=store,
+        HOST_KEY=store.secret("host_key"),
+        LAN_URL=lan_url,
+    )
+    security.init(app)
+    for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint):
+        app.register_blueprint(blueprint)
+    _error_pages(app)
+    return app
+
+
+def _error_pages(app: Flask) -> None:
+    """Every error is a page in words, never a traceback."""
+    texts = {400: "This request could not be understood. Reload the page and try again.",
+             403: "This page is for the host's device.",
+             404: "There is no such page or game here. Check the link or scan the QR code again.",
+             405: "That is not something this page can do.",
+             413: "That file is too large for a game record.",
+             500: "Something went wrong on the server; nothing was changed. Try again."}
+    for code, text in texts.items():
+        app.register_error_handler(
+            code, lambda error, code=code, text=text:
+            (render_template("error.html", code=code, text=text), code))

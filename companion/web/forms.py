@@ -1,0 +1,88 @@
+"""Reading submitted forms into core events and settings; bad input is a Refusal."""
+from ..cards import Card
+from ..events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from ..refusal import Refusal
+from ..setup import Setup
+
+ACTIONS = ("reveal", "sold", "free", "penalty", "overbid", "side_sale", "exchange")
+
+
+def card_value(setup: Setup, card: Card) -> str:
+    """How a card travels in a form: '<family index>:<number>'."""
+    return f"{setup.families.index(card.family)}:{card.number}"
+
+
+def parse_action(setup: Setup, form) -> object:
+    """The event an action form describes."""
+    kind = form.get("action", "")
+    if kind not in ACTIONS:
+        raise Refusal("form", "unknown action {kind!r}", kind=kind)
+    reader = _Reader(setup, form)
+    return {
+        "reveal": lambda: Reveal(tuple(reader.card(value) for value in reader.cards("cards"))),
+        "sold": lambda: Sold(reader.player("winner"), reader.price("price")),
+        "free": Free,
+        "penalty": lambda: Penalty(reader.player("player")),
+        "overbid": lambda: Overbid(reader.player("player"), reader.optional_card("discard")),
+        "side_sale": lambda: SideSale(reader.player("seller"), reader.card(form.get("card", "")),
+                                      reader.player("buyer"), reader.price("price")),
+        "exchange": lambda: Exchange(reader.player("player"), reader.card(form.get("gives", "")),
+                                     reader.player("opponent"),
+                                     reader.card(form.get("takes", ""))),
+    }[kind]()
+
+
+def form_values(setup: Setup, event) -> dict[str, object]:
+    """The form fields that describe `event`: the inverse of parse_action."""
+    values = {"action": event.kind}
+    for name, value in vars(event).items():
+        if isinstance(value, Card):
+            values[name] = card_value(setup, value)
+        elif isinstance(value, tuple):
+            values[name] = [card_value(setup, card) for card in value]
+        elif isinstance(value, str):
+            values[name] = str(setup.players.index(value))
+        else:
+            values[name] = "" if value is None else str(value)
+    return values
+
+
+def parse_amount(text: str) -> int:
+    """A price or bid typed on the number pad."""
+    text = (text or "").strip()
+    if not text.isdigit() or len(text) > 4:
+        raise Refusal("form", "type the amount as a whole number of coins, like 7")
+    return int(text)
+
+
+class _Reader:
+    """Field readers that refuse with a message instead of failing."""
+
+    def __init__(self, setup: Setup, form):
+        self.setup, self.form = setup, form
+
+    def player(self, field: str) -> str:
+        value = self.form.get(field, "")
+        if not value.isdigit() or int(value) >= len(self.setup.players):
+            raise Refusal("form", "choose a player for {field}", field=field.replace("_", " "))
+        return self.setup.players[int(value)]
+
+    def price(self, field: str) -> int:
+        return parse_amount(self.form.get(field, ""))
+
+    def cards(self, field: str) -> list[str]:
+        values = self.form.getlist(field)
+        if len(values) != 2:
+            raise Refusal("R2", "choose the 2 cards of the lot ({count} chosen)", count=len(values))
+        return values
+
+    def card(self, value: str) -> Card:
+        family, _, number = value.partition(":")
+        if not (family.isdigit() and number.isdigit()
+                and int(family) < len(self.setup.families) and int(number) < 10):
+            raise Refusal("form", "choose a card")
+        return Card(self.setup.families[int(family)], int(number))
+
+    def optional_card(self, field: str) -> Card | None:
+        value = self.form.get(field, "")
+        return self.card(value) if value else None

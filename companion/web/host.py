@@ -1,0 +1,75 @@
+"""The host's device: the list of games, a new game, importing a record."""
+import json
+import secrets
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+
+from .. import games
+from ..cards import DEFAULT_FAMILIES
+from ..refusal import Refusal
+from .pages import store
+from .security import is_host, make_host, require_host
+
+blueprint = Blueprint("host", __name__)
+
+
+@blueprint.get("/")
+def home():
+    if not is_host():
+        return render_template("welcome.html")
+    listed = [games.Game(stored) for stored in store().games()]
+    return render_template("home.html", games=listed, form=None, error=None,
+                           families=DEFAULT_FAMILIES)
+
+
+@blueprint.get("/host/<key>")
+def become_host(key):
+    """The host link printed in the terminal makes another device a host too."""
+    if not secrets.compare_digest(key, current_app.config["HOST_KEY"]):
+        abort(404)
+    make_host()
+    return redirect(url_for("host.home"))
+
+
+@blueprint.post("/new")
+def new_game():
+    require_host()
+    form = request.form
+    names = [name.strip() for name in form.getlist("player") if name.strip()]
+    start = form.get("start", "0")
+    start_player = {"start_player": names[int(start)]} if (
+        start.isdigit() and int(start) < len(names)) else {}
+    record = {
+        "format": "templari-game/1",
+        "edition": form.get("edition", "en"),
+        "variants": {"side_auctions": "side_sales" in form, "exchange": "exchange" in form},
+        "families": [name.strip() for name in form.getlist("family")],
+        "players": names,
+        "events": [],
+        **start_player,
+    }
+    return _create(record, games.Options(money_open=form.get("money") == "open"), form)
+
+
+@blueprint.post("/import")
+def import_game():
+    require_host()
+    upload = request.files.get("record")
+    try:
+        record = json.loads(upload.read().decode("utf-8")) if upload else None
+    except (UnicodeDecodeError, ValueError):
+        record = "not JSON"
+    return _create(record, games.Options(money_open=request.form.get("money") == "open"),
+                   request.form)
+
+
+def _create(record, options, form):
+    try:
+        token = games.create(store(), record, options)
+    except Refusal as refusal:
+        where = "" if refusal.event is None else f"{refusal.where}: "
+        listed = [games.Game(stored) for stored in store().games()]
+        return render_template("home.html", games=listed, form=form,
+                               error=where + refusal.message,
+                               families=DEFAULT_FAMILIES), 422
+    return redirect(url_for("table.table", token=token), 303)

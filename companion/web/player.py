@@ -1,0 +1,80 @@
+"""A player's phone: take a seat, see your own coins, check a bid before making it."""
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from ..refusal import Refusal
+from ..store import Conflict, SeatTaken
+from . import views
+from .forms import parse_amount
+from .pages import game_or_404, live_or_204, seat_of, store
+from .security import require_host
+
+blueprint = Blueprint("player", __name__)
+
+
+@blueprint.get("/g/<token>/join")
+def join(token):
+    game = game_or_404(token)
+    if seat_of(game) is not None:
+        return redirect(url_for("player.me", token=token))
+    return render_template("join.html", game=game, note=None)
+
+
+@blueprint.post("/g/<token>/join")
+def take_seat(token):
+    game = game_or_404(token)
+    seat = request.form.get("seat", "")
+    if not seat.isdigit() or int(seat) >= len(game.setup.players):
+        return render_template("join.html", game=game, note="Choose your seat."), 422
+    try:
+        seat_token = store().claim_seat(token, int(seat))
+    except (SeatTaken, Conflict):
+        return render_template("join.html", game=game,
+                               note="That seat is already taken on another phone. "
+                                    "Ask the host to free it if it is yours."), 409
+    session["seats"] = {**session.get("seats", {}), token: seat_token}
+    session.permanent = True
+    return redirect(url_for("player.me", token=token), 303)
+
+
+@blueprint.post("/g/<token>/seats/<int:seat>/free")
+def free_seat(token, seat):
+    require_host()
+    game_or_404(token)
+    store().free_seat(token, seat)
+    return redirect(url_for("player.join", token=token), 303)
+
+
+@blueprint.get("/g/<token>/me")
+def me(token):
+    game = game_or_404(token)
+    if seat_of(game) is None:
+        return redirect(url_for("player.join", token=token))
+    return render_template("me.html", **_context(game))
+
+
+@blueprint.get("/g/<token>/me/live")
+def me_live(token):
+    return live_or_204(token, lambda game: render_template("_me_live.html", **_context(game)))
+
+
+@blueprint.get("/g/<token>/me/check")
+def check(token):
+    """'Can I bid X?' and 'if I win at X, who is paid?', while typing."""
+    game = game_or_404(token)
+    seat = seat_of(game)
+    try:
+        amount = parse_amount(request.args.get("amount", ""))
+    except Refusal:
+        return render_template("_check.html", check=None)
+    if seat is None:
+        return render_template("_check.html", check=None)
+    check = views.check_bid(game.state, game.setup.players[seat], amount)
+    return render_template("_check.html", check=check, secret=False)
+
+
+def _context(game) -> dict:
+    seat = seat_of(game)
+    state = game.state
+    players = views.players(game, seat)
+    return dict(**views.status(game), seat=seat, me=players[seat],
+                best=views.best_bid(state, seat), players=players)

@@ -1,0 +1,149 @@
+"""The table screen: the game in public, recording actions, history, score, export."""
+import json
+
+from flask import (Blueprint, Response, abort, current_app, redirect, render_template,
+                   request, url_for)
+
+from .. import games
+from ..qr import qr_svg
+from ..refusal import Refusal
+from ..store import Conflict
+from . import views
+from .chart import coins_chart
+from .forms import form_values, parse_action, parse_amount
+from .pages import game_or_404, live_or_204, respond, seat_of, store
+
+blueprint = Blueprint("table", __name__)
+CONFLICT = "Another device changed the game first; this screen now shows it."
+
+
+@blueprint.get("/g/<token>")
+def table(token):
+    game = game_or_404(token)
+    return render_template("table.html", **_context(game))
+
+
+@blueprint.get("/g/<token>/live")
+def live(token):
+    return live_or_204(token, lambda game: render_template("_table_live.html",
+                                                           **_context(game)))
+
+
+@blueprint.post("/g/<token>/act")
+def act(token):
+    game = game_or_404(token)
+    return _change(game, lambda version: games.append(
+        store(), game, version, parse_action(game.setup, request.form)))
+
+
+@blueprint.post("/g/<token>/undo")
+def undo(token):
+    game = game_or_404(token)
+    return _change(game, lambda version: games.undo(store(), game, version))
+
+
+@blueprint.get("/g/<token>/preview")
+def preview(token):
+    """The live legality warning and payment preview of the sale form."""
+    game = game_or_404(token)
+    try:
+        winner = game.setup.players[int(request.args.get("winner", ""))]
+        amount = parse_amount(request.args.get("price", ""))
+    except (ValueError, IndexError, Refusal):
+        return render_template("_check.html", check=None)
+    check = views.check_bid(game.state, winner, amount)
+    return render_template("_check.html", check=check, secret=not game.options.money_open)
+
+
+@blueprint.get("/g/<token>/history")
+def history(token):
+    game = game_or_404(token)
+    return render_template("history.html", game=game, rounds=views.rounds(game))
+
+
+@blueprint.get("/g/<token>/history/<int:index>")
+def edit(token, index):
+    game = game_or_404(token)
+    if index >= len(game.events):
+        abort(404)
+    return _edit_page(game, index, form_values(game.setup, game.events[index]))
+
+
+@blueprint.post("/g/<token>/history/<int:index>")
+def correct(token, index):
+    game = game_or_404(token)
+    if index >= len(game.events):
+        abort(404)
+    try:
+        games.correct(store(), game, _version(), index, parse_action(game.setup, request.form))
+    except Refusal as refusal:
+        return _edit_page(game, index, request.form, refusal.message), 422
+    except Conflict:
+        return _edit_page(game_or_404(token), index, request.form, CONFLICT), 409
+    return redirect(url_for("table.history", token=token), 303)
+
+
+def _edit_page(game, index, values, message=None):
+    before = game.states[index]
+    event = game.events[index]
+    return render_template("edit.html", game=game, index=index, event=event, values=values,
+                           words=views.describe(game, event),
+                           grid=views.reveal_grid(game, before),
+                           held=views.held_cards(game, before),
+                           error=message and {"action": event.kind, "message": message})
+
+
+@blueprint.get("/g/<token>/score")
+def score(token):
+    game = game_or_404(token)
+    state = game.state
+    return render_template("score.html", game=game, score=state.score(),
+                           chart=coins_chart(game) if state.finished else None)
+
+
+@blueprint.get("/g/<token>/record.json")
+def export(token):
+    game = game_or_404(token)
+    body = json.dumps(game.record(), indent=1, ensure_ascii=False)
+    return Response(body, mimetype="application/json", headers={
+        "Content-Disposition": f"attachment; filename=templari-{token[:8]}.json"})
+
+
+@blueprint.get("/g/<token>/qr.svg")
+def qr(token):
+    game_or_404(token)
+    base = current_app.config["LAN_URL"] or request.host_url.rstrip("/")
+    return Response(qr_svg(base + url_for("player.join", token=token)),
+                    mimetype="image/svg+xml")
+
+
+def _context(game, error=None, note=None, values=None) -> dict:
+    state = game.state
+    viewer = seat_of(game)
+    return dict(**views.status(game), players=views.players(game, viewer),
+                grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
+                error=error, note=note, viewer=viewer, values=values or {},
+                last=views.describe(game, game.events[-1]) if game.events else None)
+
+
+def _change(game, action):
+    """Apply a change; on a refusal or a lost race, show why and change nothing."""
+    try:
+        action(_version())
+    except Refusal as refusal:
+        return respond(game.token, "_table_live.html", _context, status=422,
+                       error={"action": request.form.get("action"), "message": refusal.message},
+                       values=request.form)
+    except Conflict:
+        latest = game_or_404(game.token)
+        what = views.describe(latest, latest.events[-1]) if latest.events else "a change"
+        return respond(game.token, "_table_live.html", _context, status=409,
+                       note=f"{CONFLICT} It recorded: {what}.")
+    return respond(game.token, "_table_live.html", _context,
+                   redirect_to=url_for("table.table", token=game.token))
+
+
+def _version() -> int:
+    """The game version the submitted form was showing (-1 if missing)."""
+    version = request.form.get("version", "")
+    return int(version) if version.lstrip("-").isdigit() else -1

@@ -1,0 +1,166 @@
+"""What the screens show, computed from a game's state; no rule is decided here."""
+from dataclasses import dataclass
+
+from ..bidding import bid_problems, highest_bid
+from ..cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, Card
+from ..events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from ..games import Game
+from ..state import GameState, sale_preview
+from .forms import card_value
+
+FREE_AT_ZERO = "French rules: a win at 0 is a free lot, no money moves (R8)"
+
+# Colour and symbol of each family, by its place in the game's list (R1).
+LOOKS = (("#c62828", "♦"), ("#b8860b", "★"), ("#2e7d32", "♣"),
+         ("#1565c0", "●"), ("#6a1b9a", "▲"), ("#37474f", "■"))
+
+
+@dataclass(frozen=True)
+class CardView:
+    """A card as drawn: its family's colour and symbol, its number."""
+
+    family: str
+    number: int
+    colour: str
+    symbol: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.symbol} {self.family} {self.number}"
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """One player as the table (or the player) sees them."""
+
+    seat: int
+    name: str
+    cards: tuple[CardView, ...]
+    forbidden: str
+    coins: int | None
+    excluded: bool
+    start: bool
+    points: int
+
+
+def card_view(game: Game, card: Card) -> CardView:
+    colour, symbol = LOOKS[game.setup.families.index(card.family)]
+    return CardView(card.family, card.number, colour, symbol, card_value(game.setup, card))
+
+
+def endings(digits) -> str:
+    """'..4 ..6' for the forbidden digits, or 'nothing'."""
+    return " ".join(f"..{digit}" for digit in sorted(digits)) or "nothing"
+
+
+def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
+    """Everyone in seating order; coins only where the table may see them (R12)."""
+    state = game.state
+    score = state.score()
+    order = {family: index for index, family in enumerate(game.setup.families)}
+    return [
+        PlayerView(
+            seat=seat, name=name,
+            cards=tuple(card_view(game, card) for card in
+                        sorted(state.hands[seat], key=lambda c: (order[c.family], c.number))),
+            forbidden=endings(state.forbidden_digits(name)),
+            coins=state.coins[seat] if game.options.money_open or viewer == seat
+            or state.finished else None,
+            excluded=seat in state.excluded, start=seat == state.start,
+            points=score.players[seat].points,
+        )
+        for seat, name in enumerate(game.setup.players)
+    ]
+
+
+def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]]]:
+    """Every card of the deck by family, with whether it may still be revealed (R1)."""
+    seen = state.seen
+    per_family = {family: sum(card.family == family for card in seen)
+                  for family in game.setup.families}
+    per_number = {number: sum(card.number == number for card in seen) for number in NUMBERS}
+    return [[(card_view(game, Card(family, number)),
+              Card(family, number) not in seen and per_family[family] < FAMILY_SIZE
+              and per_number[number] < NUMBER_COPIES)
+             for number in NUMBERS] for family in game.setup.families]
+
+
+def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardView]]]:
+    """Each player's cards, for choosing a card to sell, give or discard."""
+    return [(name, seat, [card_view(game, card) for card in state.hands[seat]])
+            for seat, name in enumerate(game.setup.players)]
+
+
+@dataclass(frozen=True)
+class BidCheck:
+    """The answer to 'may this player win at this price, and who is paid then?'."""
+
+    problems: list
+    payment: str
+    reason: str
+
+
+def check_bid(state: GameState, name: str, amount: int) -> BidCheck:
+    """Every reason the bid is not allowed, and the payment it would bring."""
+    problems = bid_problems(state, name, amount)
+    sale = sale_preview(state, name, amount)
+    if sale is None:
+        return BidCheck(problems, FREE_AT_ZERO, "")
+    return BidCheck(problems, sale.instructions, sale.reason)
+
+
+def best_bid(state: GameState, seat: int) -> int | None:
+    return highest_bid(state.hands[seat], state.coins[seat])
+
+
+def describe(game: Game, event) -> str:
+    """One event in plain words, for the history and for notes."""
+    if isinstance(event, Reveal):
+        return "Revealed " + " and ".join(str(card_view(game, card)) for card in event.cards)
+    if isinstance(event, Sold):
+        return f"{event.winner} bought the lot for {event.price}"
+    if isinstance(event, Free):
+        return "Nobody bid: the start player took the lot for free"
+    if isinstance(event, Penalty):
+        return f"{event.player} made a forbidden bid: 1 coin to the pot"
+    if isinstance(event, Overbid):
+        discard = f", discarded {card_view(game, event.discard)}" if event.discard else ""
+        return f"{event.player} bid more than they hold{discard}; the auction restarts"
+    if isinstance(event, SideSale):
+        return (f"{event.seller} sold {card_view(game, event.card)} to {event.buyer} "
+                f"for {event.price}")
+    if isinstance(event, Exchange):
+        return (f"{event.player} took {card_view(game, event.takes)} from {event.opponent} "
+                f"and gave {card_view(game, event.gives)}")
+    return event.kind
+
+
+def status(game: Game) -> dict:
+    """What the status bar of every game screen shows."""
+    return dict(game=game, state=game.state, payment=last_payment(game),
+                lot=[card_view(game, card) for card in game.state.lot])
+
+
+def payment_of(game: Game, index: int) -> str | None:
+    """The payment event `index` brought, if it was a sale."""
+    if not isinstance(game.events[index], Sold):
+        return None
+    before, after = game.states[index], game.states[index + 1]
+    if after.last_sale is before.last_sale:
+        return FREE_AT_ZERO
+    return after.last_sale.instructions
+
+
+def last_payment(game: Game) -> str | None:
+    """The payment to hand over now, if the last action was a sale."""
+    return payment_of(game, len(game.events) - 1) if game.events else None
+
+
+def rounds(game: Game) -> list[list[tuple[int, str, str | None]]]:
+    """The history: each round's events as (index, words, payment)."""
+    history = [[]]
+    for index, event in enumerate(game.events):
+        history[-1].append((index, describe(game, event), payment_of(game, index)))
+        if game.states[index + 1].rounds_played > game.states[index].rounds_played:
+            history.append([])
+    return [round_events for round_events in history if round_events]
