@@ -49,8 +49,10 @@ def card_view(game: Game, card: Card) -> CardView:
 
 
 def endings(digits) -> str:
-    """'..4 ..6' for the forbidden digits, or 'nothing'."""
-    return " ".join(f"..{digit}" for digit in sorted(digits)) or "nothing"
+    """'cannot bid ..4 ..6', or that every ending is allowed (R3)."""
+    if not digits:
+        return "may bid any amount"
+    return "cannot bid " + " ".join(f"..{digit}" for digit in sorted(digits))
 
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
