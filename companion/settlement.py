@@ -42,7 +42,7 @@ class Settlement:
         takes = ", ".join(f"{name} takes {self.share}" for name in self.receivers)
         parts = [f"{self.winner} pays {self.price}", takes]
         if self.pot:
-            parts[1] = f"with {self.pot} from the pot, {takes}"
+            parts[0] += f" (+ {self.pot} from the pot)"
         text = ": ".join(parts)
         if self.remainder:
             text += f", {self.remainder} stays in the pot"
