@@ -1,5 +1,5 @@
 """Cards and the deck's fixed counts (R1)."""
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ROUNDS = 15
 LOT_SIZE = 2
@@ -13,9 +13,11 @@ DEFAULT_START_COINS = 12
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five")
 
 
-@dataclass(frozen=True, order=True)
-class Card:
-    """One card, identified by its family and its number (R1)."""
+class Card(NamedTuple):
+    """One card, identified by its family and its number (R1).
+
+    A named tuple: compared and hashed in C, which keeps a replay fast.
+    """
 
     family: str
     number: int

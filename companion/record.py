@@ -15,7 +15,7 @@ FORMAT = "templari-game/1"
 _HEADER_KEYS = ("format", "edition", "variants", "start_coins", "families", "players",
                 "start_player", "events")
 _VARIANT_KEYS = {"side_auctions": "side_sales", "exchange": "exchange"}
-_EVENTS = {cls.kind: cls for cls in EVENT_TYPES}
+_EVENTS = {cls.kind: (cls, tuple(field.name for field in fields(cls))) for cls in EVENT_TYPES}
 _PLAYER_FIELDS = ("winner", "player", "seller", "buyer", "opponent")
 _CARD_FIELDS = ("card", "gives", "takes")
 
@@ -66,9 +66,8 @@ def parse_event(raw):
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _EVENTS:
         raise Refusal("record", "unknown event type {kind!r}", kind=kind)
-    cls = _EVENTS[kind]
-    names = [field.name for field in fields(cls)]
-    _check_keys(raw, ["type", *names], f"a {kind} event")
+    cls, names = _EVENTS[kind]
+    _check_keys(raw, ("type", *names), f"a {kind} event")
     for name in names:
         if name not in raw:
             raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
@@ -128,6 +127,9 @@ def _variants(variants) -> dict:
 
 
 def _card(value) -> Card:
+    if (type(value) is dict and len(value) == 2 and type(value.get("family")) is str
+            and type(value.get("number")) is int):
+        return Card(value["family"], value["number"])
     value = _typed(value, dict, "a card")
     _check_keys(value, ("family", "number"), "a card")
     if "family" not in value or "number" not in value:

@@ -46,6 +46,9 @@ def clean_name(name) -> str:
     if not isinstance(name, str) or not name.strip():
         raise Refusal("R1", "a player needs a non-empty name")
     name = name.strip()
+    if not name.isprintable():
+        raise Refusal("R1", "the name {name!r} contains a line break or control character",
+                      name=name)
     if len(name) > MAX_NAME_LENGTH:
         raise Refusal("R1", "the name {name!r} is longer than {limit} characters",
                       name=name, limit=MAX_NAME_LENGTH)

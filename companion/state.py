@@ -3,8 +3,7 @@
 `apply` either returns a new state or raises a Refusal and leaves the old
 state as it was: states are immutable.
 """
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .bidding import bid_problems, digit_problem, forbidden_digits, money_problem
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
@@ -63,6 +62,13 @@ class GameState:
         return score(self.players, self.hands, self.coins)
 
 
+def replace(state: GameState, **changes) -> GameState:
+    """A copy of `state` with some fields changed (dataclasses.replace, without its cost)."""
+    copy = object.__new__(GameState)
+    copy.__dict__.update(state.__dict__, **changes)
+    return copy
+
+
 def new_game(setup: Setup) -> GameState:
     """The state before the first event: everyone holds start coins and no card."""
     count = len(setup.players)
@@ -100,7 +106,7 @@ def apply(state: GameState, event) -> GameState:
 
 
 def _reveal(state: GameState, event: Reveal) -> GameState:
-    _before_reveal(state, "a second reveal")
+    _before_reveal(state, "a second reveal", "R2")
     cards = tuple(event.cards)
     if len(cards) != LOT_SIZE:
         raise Refusal("R2", "a lot is {size} cards, not {count}", size=LOT_SIZE, count=len(cards))
@@ -108,8 +114,9 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
         _check_new_card(state, card)
     if cards[0] == cards[1]:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
-    _check_counts(state.seen | set(cards))
-    return replace(state, lot=cards, seen=state.seen | set(cards))
+    seen = state.seen | set(cards)
+    _check_counts(seen, cards)
+    return replace(state, lot=cards, seen=seen)
 
 
 def _check_new_card(state: GameState, card: Card) -> None:
@@ -121,16 +128,19 @@ def _check_new_card(state: GameState, card: Card) -> None:
         raise Refusal("R1", "the {card} has already been seen: each card exists once", card=card)
 
 
-def _check_counts(cards) -> None:
+def _check_counts(seen, lot) -> None:
     """At most 5 cards of a family and 3 of a number (R1)."""
-    for family, count in Counter(card.family for card in cards).items():
+    families = [card.family for card in seen]
+    numbers = [card.number for card in seen]
+    for card in lot:
+        count = families.count(card.family)
         if count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
-                          count=count, family=family, size=FAMILY_SIZE)
-    for number, count in Counter(card.number for card in cards).items():
+                          count=count, family=card.family, size=FAMILY_SIZE)
+        count = numbers.count(card.number)
         if count > NUMBER_COPIES:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
-                          count=count, number=number, copies=NUMBER_COPIES)
+                          count=count, number=card.number, copies=NUMBER_COPIES)
 
 
 def _sold(state: GameState, event: Sold) -> GameState:
@@ -164,7 +174,7 @@ def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None
 
 
 def _free(state: GameState, event: Free) -> GameState:
-    _after_reveal(state, "a free lot")
+    _after_reveal(state, "'nobody bid'")
     return _end_round(state, _take_lot(state, state.start))
 
 
@@ -180,7 +190,8 @@ def _end_round(state: GameState, hands, **changes) -> GameState:
 def _penalty(state: GameState, event: Penalty) -> GameState:
     seat = state.setup.seat(event.player)
     if not state.lot and not state.setup.side_sales:
-        raise Refusal("R4", "no auction is under way: the lot is not revealed and side sales are off")
+        raise Refusal("R4", "no auction is under way for {player} to bid in: the lot is not "
+                            "revealed and side sales are off", player=event.player)
     if not state.coins[seat]:
         return state
     return replace(state, coins=_with_coins(state.coins, {seat: -1}), pot=state.pot + 1)
@@ -206,7 +217,7 @@ def _overbid(state: GameState, event: Overbid) -> GameState:
 def _side_sale(state: GameState, event: SideSale) -> GameState:
     if not state.setup.side_sales:
         raise Refusal("R6", "side sales are off in this game")
-    _before_reveal(state, "a side sale")
+    _before_reveal(state, "a side sale", "R6")
     seller, buyer = state.setup.seat(event.seller), state.setup.seat(event.buyer)
     if seller == buyer:
         raise Refusal("R6", "{player} cannot buy their own card", player=event.seller)
@@ -228,7 +239,7 @@ def _side_sale(state: GameState, event: SideSale) -> GameState:
 def _exchange(state: GameState, event: Exchange) -> GameState:
     if not state.setup.exchange:
         raise Refusal("R7", "the exchange variant is off in this game")
-    _before_reveal(state, "an exchange")
+    _before_reveal(state, "an exchange", "R7")
     player, opponent = state.setup.seat(event.player), state.setup.seat(event.opponent)
     if player == opponent:
         raise Refusal("R7", "{player} cannot exchange with themselves", player=event.player)
@@ -257,9 +268,9 @@ def _check_exchange_turn(state: GameState, seat: int) -> None:
                       last=state.players[last])
 
 
-def _before_reveal(state: GameState, action: str) -> None:
+def _before_reveal(state: GameState, action: str, rule: str) -> None:
     if state.lot:
-        raise Refusal("R2", "{action} cannot come after the reveal of round {round}: "
+        raise Refusal(rule, "{action} cannot come after the reveal of round {round}: "
                             "settle the lot first", action=action, round=state.round_number)
 
 
