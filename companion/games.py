@@ -9,7 +9,7 @@ from functools import cached_property
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
 from .state import GameState, fold_all
-from .store import StoredGame, Store
+from .store import Conflict, StoredGame, Store
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ def append(store: Store, game: Game, version: int, event) -> None:
 
 def undo(store: Store, game: Game, version: int) -> None:
     """Take back the last event."""
+    _check_version(game, version)
     if not game.events:
         raise Refusal("form", "there is nothing to undo")
     _write(store, game, version, len(game.events) - 1, [])
@@ -77,13 +78,19 @@ def correct(store: Store, game: Game, version: int, index: int, event) -> None:
 
 def _write(store: Store, game: Game, version: int, keep: int, new_events) -> None:
     """Fold the new log; refuse with the reason, or store it (Conflict if moved on)."""
+    _check_version(game, version)
     log = game.events[:keep] + list(new_events)
     try:
         fold_all(game.setup, log)
     except Refusal as refusal:
         if refusal.event is not None and refusal.event > keep:
-            raise Refusal("form", "this change would make a later event illegal: "
-                                  "event {index}: {reason}",
-                          index=refusal.event, reason=refusal.message) from None
+            raise Refusal("form", "this change would make action {number} illegal: {reason}",
+                          number=refusal.event + 1, reason=refusal.message) from None
         raise
     store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])
+
+
+def _check_version(game: Game, version: int) -> None:
+    """A form made from an older state of the game is refused before any rule is checked."""
+    if version != game.version:
+        raise Conflict(game.token)

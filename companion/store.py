@@ -121,7 +121,7 @@ class Store:
     def claim_seat(self, token: str, seat: int) -> str:
         """Give a device the seat; SeatTaken if another device holds it."""
         seat_token = secrets.token_urlsafe(16)
-        with self._change(token, None) as (db, game_id):
+        with self._seats(token) as (db, game_id):
             try:
                 db.execute("INSERT INTO seats VALUES (?, ?, ?)", (game_id, seat, seat_token))
             except sqlite3.IntegrityError:
@@ -130,18 +130,27 @@ class Store:
 
     def free_seat(self, token: str, seat: int) -> None:
         """Let another device take the seat."""
-        with self._change(token, None) as (db, game_id):
+        with self._seats(token) as (db, game_id):
             db.execute("DELETE FROM seats WHERE game_id = ? AND seat = ?", (game_id, seat))
 
     @contextmanager
-    def _change(self, token: str, version: int | None):
-        """A write transaction on one game that bumps its version."""
+    def _change(self, token: str, version: int):
+        """A write transaction on one game's log that bumps its version."""
         with self._write() as db:
             row = db.execute("SELECT id, version FROM games WHERE token = ?", (token,)).fetchone()
-            if row is None or (version is not None and row[1] != version):
+            if row is None or row[1] != version:
                 raise Conflict(token)
             yield db, row[0]
             db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (row[0],))
+
+    @contextmanager
+    def _seats(self, token: str):
+        """A write transaction on one game's seats: the game itself does not change."""
+        with self._write() as db:
+            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
+            if row is None:
+                raise Conflict(token)
+            yield db, row[0]
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, events) -> None:

@@ -47,12 +47,26 @@ def form_values(setup: Setup, event) -> dict[str, object]:
     return values
 
 
+def whole(text, below: int | None = None) -> int | None:
+    """A small whole number written with the digits 0-9 (and under `below`), else None."""
+    text = (text or "").strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        return None
+    number = int(text)
+    return number if below is None or number < below else None
+
+
+def form_dict(form) -> dict:
+    """A submitted form as a plain dict, to fill the same form in again."""
+    return {key: form.getlist(key) if key == "cards" else form.get(key) for key in form}
+
+
 def parse_amount(text: str) -> int:
     """A price or bid typed on the number pad."""
-    text = (text or "").strip()
-    if not text.isdigit() or len(text) > 4:
+    amount = whole(text)
+    if amount is None:
         raise Refusal("form", "type the amount as a whole number of coins, like 7")
-    return int(text)
+    return amount
 
 
 class _Reader:
@@ -62,10 +76,10 @@ class _Reader:
         self.setup, self.form = setup, form
 
     def player(self, field: str) -> str:
-        value = self.form.get(field, "")
-        if not value.isdigit() or int(value) >= len(self.setup.players):
+        seat = whole(self.form.get(field), len(self.setup.players))
+        if seat is None:
             raise Refusal("form", "choose a player for {field}", field=field.replace("_", " "))
-        return self.setup.players[int(value)]
+        return self.setup.players[seat]
 
     def price(self, field: str) -> int:
         return parse_amount(self.form.get(field, ""))
@@ -78,10 +92,10 @@ class _Reader:
 
     def card(self, value: str) -> Card:
         family, _, number = value.partition(":")
-        if not (family.isdigit() and number.isdigit()
-                and int(family) < len(self.setup.families) and int(number) < 10):
+        family, number = whole(family, len(self.setup.families)), whole(number, 10)
+        if family is None or number is None:
             raise Refusal("form", "choose a card")
-        return Card(self.setup.families[int(family)], int(number))
+        return Card(self.setup.families[family], number)
 
     def optional_card(self, field: str) -> Card | None:
         value = self.form.get(field, "")

@@ -7,6 +7,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import games
 from ..cards import DEFAULT_FAMILIES
 from ..refusal import Refusal
+from .forms import whole
 from .pages import store
 from .security import is_host, make_host, require_host
 
@@ -17,9 +18,7 @@ blueprint = Blueprint("host", __name__)
 def home():
     if not is_host():
         return render_template("welcome.html")
-    listed = [games.Game(stored) for stored in store().games()]
-    return render_template("home.html", games=listed, form=None, error=None,
-                           families=DEFAULT_FAMILIES)
+    return _home()
 
 
 @blueprint.get("/host/<key>")
@@ -35,10 +34,10 @@ def become_host(key):
 def new_game():
     require_host()
     form = request.form
-    names = [name.strip() for name in form.getlist("player") if name.strip()]
-    start = form.get("start", "0")
-    start_player = {"start_player": names[int(start)]} if (
-        start.isdigit() and int(start) < len(names)) else {}
+    seats = [name.strip() for name in form.getlist("player")]
+    names = [name for name in seats if name]
+    start = whole(form.get("start"), len(seats))
+    start_player = {"start_player": seats[start]} if start is not None and seats[start] else {}
     record = {
         "format": "templari-game/1",
         "edition": form.get("edition", "en"),
@@ -58,7 +57,8 @@ def import_game():
     try:
         record = json.loads(upload.read().decode("utf-8")) if upload else None
     except (UnicodeDecodeError, ValueError):
-        record = "not JSON"
+        return _home(request.form, "That file is not a game record: choose a JSON file "
+                                   "exported by Templari Companion."), 422
     return _create(record, games.Options(money_open=request.form.get("money") == "open"),
                    request.form)
 
@@ -67,9 +67,12 @@ def _create(record, options, form):
     try:
         token = games.create(store(), record, options)
     except Refusal as refusal:
-        where = "" if refusal.event is None else f"{refusal.where}: "
-        listed = [games.Game(stored) for stored in store().games()]
-        return render_template("home.html", games=listed, form=form,
-                               error=where + refusal.message,
-                               families=DEFAULT_FAMILIES), 422
+        where = "" if refusal.event is None else f"action {refusal.event + 1}: "
+        return _home(form, where + refusal.message), 422
     return redirect(url_for("table.table", token=token), 303)
+
+
+def _home(form=None, error=None):
+    listed = [games.Game(stored) for stored in store().games()]
+    return render_template("home.html", games=listed, form=form, error=error,
+                           families=DEFAULT_FAMILIES)

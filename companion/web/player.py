@@ -4,7 +4,7 @@ from flask import Blueprint, redirect, render_template, request, session, url_fo
 from ..refusal import Refusal
 from ..store import Conflict, SeatTaken
 from . import views
-from .forms import parse_amount
+from .forms import parse_amount, whole
 from .pages import game_or_404, live_or_204, seat_of, store
 from .security import require_host
 
@@ -22,11 +22,13 @@ def join(token):
 @blueprint.post("/g/<token>/join")
 def take_seat(token):
     game = game_or_404(token)
-    seat = request.form.get("seat", "")
-    if not seat.isdigit() or int(seat) >= len(game.setup.players):
+    if seat_of(game) is not None:
+        return redirect(url_for("player.me", token=token), 303)
+    seat = whole(request.form.get("seat"), len(game.setup.players))
+    if seat is None:
         return render_template("join.html", game=game, note="Choose your seat."), 422
     try:
-        seat_token = store().claim_seat(token, int(seat))
+        seat_token = store().claim_seat(token, seat)
     except (SeatTaken, Conflict):
         return render_template("join.html", game=game,
                                note="That seat is already taken on another phone. "
@@ -54,7 +56,13 @@ def me(token):
 
 @blueprint.get("/g/<token>/me/live")
 def me_live(token):
-    return live_or_204(token, lambda game: render_template("_me_live.html", **_context(game)))
+    return live_or_204(token, _me_live)
+
+
+def _me_live(game):
+    if seat_of(game) is None:
+        return render_template("_seat_lost.html", game=game)
+    return render_template("_me_live.html", **_context(game))
 
 
 @blueprint.get("/g/<token>/me/check")
@@ -68,8 +76,8 @@ def check(token):
         return render_template("_check.html", check=None)
     if seat is None:
         return render_template("_check.html", check=None)
-    check = views.check_bid(game.state, game.setup.players[seat], amount)
-    return render_template("_check.html", check=check, secret=False)
+    check = views.check_bid(game.state, game.setup.players[seat], amount, secret=False)
+    return render_template("_check.html", check=check)
 
 
 def _context(game) -> dict:

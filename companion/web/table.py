@@ -10,7 +10,7 @@ from ..refusal import Refusal
 from ..store import Conflict
 from . import views
 from .chart import coins_chart
-from .forms import form_values, parse_action, parse_amount
+from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .pages import game_or_404, live_or_204, respond, seat_of, store
 
 blueprint = Blueprint("table", __name__)
@@ -51,8 +51,8 @@ def preview(token):
         amount = parse_amount(request.args.get("price", ""))
     except (ValueError, IndexError, Refusal):
         return render_template("_check.html", check=None)
-    check = views.check_bid(game.state, winner, amount)
-    return render_template("_check.html", check=check, secret=not game.options.money_open)
+    check = views.check_bid(game.state, winner, amount, secret=not game.options.money_open)
+    return render_template("_check.html", check=check)
 
 
 @blueprint.get("/g/<token>/history")
@@ -77,9 +77,9 @@ def correct(token, index):
     try:
         games.correct(store(), game, _version(), index, parse_action(game.setup, request.form))
     except Refusal as refusal:
-        return _edit_page(game, index, request.form, refusal.message), 422
+        return _edit_page(game, index, form_dict(request.form), refusal.message), 422
     except Conflict:
-        return _edit_page(game_or_404(token), index, request.form, CONFLICT), 409
+        return _edit_page(game_or_404(token), index, form_dict(request.form), CONFLICT), 409
     return redirect(url_for("table.history", token=token), 303)
 
 
@@ -131,9 +131,10 @@ def _change(game, action):
     try:
         action(_version())
     except Refusal as refusal:
+        message = views.public_message(refusal, not game.options.money_open)
         return respond(game.token, "_table_live.html", _context, status=422,
-                       error={"action": request.form.get("action"), "message": refusal.message},
-                       values=request.form)
+                       error={"action": request.form.get("action"), "message": message},
+                       values=form_dict(request.form))
     except Conflict:
         latest = game_or_404(game.token)
         what = views.describe(latest, latest.events[-1]) if latest.events else "a change"
@@ -145,5 +146,5 @@ def _change(game, action):
 
 def _version() -> int:
     """The game version the submitted form was showing (-1 if missing)."""
-    version = request.form.get("version", "")
-    return int(version) if version.lstrip("-").isdigit() else -1
+    version = whole(request.form.get("version"))
+    return -1 if version is None else version

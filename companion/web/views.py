@@ -102,9 +102,20 @@ class BidCheck:
     reason: str
 
 
-def check_bid(state: GameState, name: str, amount: int) -> BidCheck:
-    """Every reason the bid is not allowed, and the payment it would bring."""
-    problems = bid_problems(state, name, amount)
+def public_message(refusal, secret: bool) -> str:
+    """A refusal as the table may see it: with money secret, no coin totals (R12)."""
+    if secret and refusal.rule == "R5" and "coins" in refusal.params:
+        return "{player} cannot pay {amount} (R5)".format(**refusal.params)
+    return refusal.message
+
+
+def check_bid(state: GameState, name: str, amount: int, secret: bool) -> BidCheck:
+    """Every reason the bid is not allowed, and the payment it would bring.
+
+    With money secret (R12) the table is not told what a player cannot afford.
+    """
+    problems = [problem for problem in bid_problems(state, name, amount)
+                if not (secret and problem.rule == "R5")]
     sale = sale_preview(state, name, amount)
     if sale is None:
         return BidCheck(problems, FREE_AT_ZERO, "")

@@ -1,0 +1,161 @@
+"""A whole game played through HTTP as the table would, then checked against the replay
+of its own export; history, corrections, the score page, import."""
+import json
+
+import pytest
+
+from companion.record import fold_record
+from companion.replay import replay_json
+from companion.scoring import SET_POINTS
+
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, import_record, join, play,
+                               rows, snapshot, stored, submit, text, undo)
+from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def played(host, game):
+    """The token of GAME played to its end."""
+    play(host, game, GAME)
+    return game
+
+
+def replayed(client, token) -> dict:
+    """The replay contract of the game's exported record."""
+    response = client.get(f"/g/{token}/record.json")
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    return replay_json(fold_record(response.get_json()))
+
+
+def test_payment_instructions_show_on_table_and_phone(host, phone, game):
+    """After a sale (R8) the table and a seated phone both say who pays whom."""
+    join(phone, game, "Bert")
+    play(host, game, GAME[:2])
+    for page in (host.get(f"/g/{game}"), phone.get(f"/g/{game}/me")):
+        assert page.status_code == 200
+        assert all(words in text(page) for words in FIRST_SALE)
+
+
+def test_undo_takes_back_the_last_action(app, host, game):
+    play(host, game, GAME[:2])
+    events = stored(app, game)[1]
+    assert "Undo: Anna bought the lot for 3" in text(host.get(f"/g/{game}"))
+    assert undo(host, game).status_code == 303
+    assert stored(app, game)[1] == events[:-1]
+    assert "Round 1: the auction" in text(host.get(f"/g/{game}"))
+    assert undo(host, game).status_code == 303
+    assert "Round 1: reveal the lot" in text(host.get(f"/g/{game}"))
+
+
+def test_whole_game_matches_the_replay_of_its_export(app, host, played):
+    """15 rounds with a side sale, a penalty, an overbid, free lots and an undo."""
+    expected = replayed(host, played)
+    assert expected["finished"] and expected["winners"] == ["Bert"]
+    assert [p["coins"] for p in expected["players"]] == [8, 16, 11] and expected["pot"] == 1
+    assert len(stored(app, played)[1]) == len(GAME) - 2  # the undone reveal is gone
+    table = text(host.get(f"/g/{played}"))
+    assert "The game is over" in table and f"Pot {expected['pot']}" in table
+    for player in expected["players"]:
+        assert f"{player['coins']} coins" in table  # totals are public once the game is over
+    score = host.get(f"/g/{played}/score")
+    assert "Winner: Bert" in text(score)
+    assert score_rows(score) == [expected_row(player) for player in expected["players"]]
+
+
+def score_rows(page):
+    return [row for row in rows(page) if row[0] in PLAYERS]
+
+
+def expected_row(player) -> list[str]:
+    """A score table row: name, each family 'n cards: points', coins, bonus, total, sum (R10)."""
+    families = [card["family"] for card in player["cards"]]
+    cells = [f"{n} card{'s' if n != 1 else ''}: {SET_POINTS[n]}"
+             for n in (families.count(f) for f in ("red", "yellow", "green", "blue",
+                                                   "purple", "black"))]
+    return [player["name"], *cells, str(player["coins"]), str(player["coin_bonus"]),
+            str(player["points"]), str(player["card_sum"])]
+
+
+def test_score_page_after_round_15(host, played):
+    """Points per family, coin bonus, total, card sum, the winner and a chart (R10)."""
+    page = host.get(f"/g/{played}/score")
+    assert "Final score" in text(page) and "Winner: Bert" in text(page)
+    assert rows(page)[0] == ["Player", "red", "yellow", "green", "blue", "purple", "black",
+                             "Coins", "Coin bonus", "Total", "Card sum"]
+    bert = score_rows(page)[1]
+    assert bert[1] == "5 cards: 15" and bert[-4:] == ["16", "2", "29", "55"]
+    assert "<svg" in page.get_data(as_text=True)
+
+
+def test_score_page_before_the_end(host, game):
+    assert "The score appears when round 15 has settled" in text(host.get(f"/g/{game}/score"))
+
+
+def test_history_lists_rounds_with_payments(host, played):
+    page = text(host.get(f"/g/{played}/history"))
+    assert all(f"Round {n}" in page for n in range(1, 16)) and "Round 16" not in page
+    for words in ["Anna bought the lot for 3", *FIRST_SALE, "sold ♦ red 0 to Bert for 2",
+                  "Claus made a forbidden bid", "Claus bid more than they hold",
+                  "Revealed ♣ green 2 and ● blue 8", "Bert takes 4"]:
+        assert words in page, words
+    assert "● blue 7" not in page.split("Round 7")[0]  # the undone reveal left no trace
+
+
+def test_correction_rechecks_later_events(app, host, game):
+    """Correcting round 1's price re-settles it; the later side sale still holds."""
+    play(host, game, GAME[:3])
+    assert "Now: Anna bought the lot for 3" in text(host.get(f"/g/{game}/history/1"))
+    response = submit(host, f"/g/{game}/history/1", "action-sold", price="2")
+    assert response.status_code == 303
+    page = text(host.get(f"/g/{game}/history"))
+    assert "Anna bought the lot for 2" in page and "Anna pays 2" in page
+    assert "sold ♦ red 0 to Bert for 2" in page
+    assert len(stored(app, game)[1]) == 3
+
+
+def test_correction_refused_when_a_later_event_would_become_illegal(app, host, game):
+    """Bert winning round 1 would leave Anna nothing to sell in round 2 (R6): refused."""
+    play(host, game, GAME[:3])
+    before = stored(app, game)
+    response = submit(host, f"/g/{game}/history/1", "action-sold", winner="1")
+    assert response.status_code == 422
+    assert any("would make action 3 illegal" in alert and "Anna does not hold the red 0" in alert
+               for alert in alerts(response))
+    assert stored(app, game) == before
+
+
+def test_import_of_an_export_creates_the_same_game(app, host, played):
+    record = host.get(f"/g/{played}/record.json").get_data()
+    response = import_record(host, record)
+    assert response.status_code == 303
+    copy = response.headers["Location"].rsplit("/", 1)[1]
+    assert copy != played
+    assert host.get(f"/g/{copy}/record.json").get_data() == record
+    assert replayed(host, copy) == replayed(host, played)
+    assert text(host.get(f"/g/{copy}/score")) == text(host.get(f"/g/{played}/score"))
+
+
+def record_with(events, players=PLAYERS) -> bytes:
+    return json.dumps({"format": "templari-game/1", "edition": "en",
+                       "players": list(players), "events": events}).encode()
+
+
+RED_0 = {"family": "red", "number": 0}
+BROKEN = {
+    "not JSON": (b"{this is not json", "That file is not a game record"),
+    "card seen twice (R1)": (record_with([
+        {"type": "reveal", "cards": [RED_0, {"family": "blue", "number": 5}]}, {"type": "free"},
+        {"type": "reveal", "cards": [RED_0, {"family": "blue", "number": 6}]}]),
+        "action 3: the red 0 has already been seen"),
+    "two players (R1)": (record_with([], players=["Anna", "Bert"]),
+                         "Templari is for 3 to 5 players, not 2 (R1)"),
+}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_import_of_a_broken_record_shows_the_refusal(app, host, name):
+    data, message = BROKEN[name]
+    response = import_record(host, data)
+    assert response.status_code == 422
+    assert any(message in alert for alert in alerts(response)), alerts(response)
+    assert snapshot(app) == []

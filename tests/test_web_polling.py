@@ -1,0 +1,76 @@
+"""Screens follow each other by polling /live?v=<version>; money stays secret (R12)."""
+import re
+
+import pytest
+
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, join, new_game,
+                               phone_client, play, submit, text, version)
+from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
+
+COINS = re.compile(r"\b\d+ coins\b")
+
+
+def test_a_change_shows_on_the_other_screens_next_poll(app, host, phone, game):
+    join(phone, game, "Bert")
+    table = app.test_client()
+    seen = version(app, game)
+    polls = {table: f"/g/{game}/live", phone: f"/g/{game}/me/live"}
+    for client, url in polls.items():
+        assert client.get(f"{url}?v={seen}").status_code == 204
+    play(host, game, GAME[:2])
+    for client, url in polls.items():
+        response = client.get(f"{url}?v={seen}")
+        assert response.status_code == 200
+        assert response.data.lstrip().startswith(b'<div id="live"')
+        assert all(words in text(response) for words in FIRST_SALE)
+        assert f"v={version(app, game)}" in response.get_data(as_text=True)  # polls on from here
+
+
+def test_a_poll_with_the_current_version_is_204_and_empty(app, phone, game):
+    join(phone, game, "Anna")
+    for url in (f"/g/{game}/live", f"/g/{game}/me/live"):
+        response = phone.get(f"{url}?v={version(app, game)}")
+        assert response.status_code == 204 and response.data == b""
+
+
+def seated_phones(app, game):
+    """A phone in every seat, by name."""
+    phones = {}
+    for number, name in enumerate(PLAYERS):
+        phones[name] = phone_client(app, f"192.168.1.{20 + number}")
+        join(phones[name], game, name)
+    return phones
+
+
+def test_secret_money_table_shows_no_totals_each_phone_only_its_own(app, host, game):
+    """R12: payments are public, totals are not; Anna has 9 coins, Bert and Claus 13."""
+    phones = seated_phones(app, game)
+    play(host, game, GAME[:2])
+    table = text(host.get(f"/g/{game}"))
+    assert all(words in table for words in FIRST_SALE) and not COINS.findall(table)
+    for name, coins in (("Anna", "9 coins"), ("Bert", "13 coins"), ("Claus", "13 coins")):
+        for page in (phones[name].get(f"/g/{game}/me"), phones[name].get(f"/g/{game}/me/live")):
+            assert COINS.findall(text(page)) == [coins]
+
+
+def test_open_money_table_shows_every_total(host):
+    """R12's 'open money' setting, for teaching games."""
+    token = new_game(host, money="open")
+    play(host, token, GAME[:2])
+    assert COINS.findall(text(host.get(f"/g/{token}"))) == ["9 coins", "13 coins", "13 coins"]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
+def test_secret_money_refusals_show_no_totals_on_the_table(host, game, htmx):
+    play(host, game, GAME[:1])
+    response = act(host, game, "sold", "Anna", 13, htmx=htmx)
+    assert "13" in " ".join(alerts(response))  # still refused, with a message
+    assert not COINS.findall(text(response))
+
+
+def test_a_phone_whose_seat_was_freed_keeps_polling_without_error(app, host, phone, game):
+    """The checked client fails on the 500."""
+    join(phone, game, "Anna")
+    seen = version(app, game)
+    submit(host, f"/g/{game}/join", f"/g/{game}/seats/0/free")
+    assert phone.get(f"/g/{game}/me/live?v={seen}").status_code < 500

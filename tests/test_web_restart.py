@@ -1,0 +1,27 @@
+"""A game survives a server restart: same data directory, a new app."""
+from tests.web_helpers import (FIRST_SALE, GAME, copy_session, join, make_app, new_game,
+                               phone_client, play, stored, text, version)
+
+
+def test_game_events_and_seat_survive_a_restart(tmp_path):
+    before_app = make_app(tmp_path / "data")
+    host, phone = before_app.test_client(), phone_client(before_app)
+    token = new_game(host)
+    join(phone, token, "Bert")
+    play(host, token, GAME[:2])
+    old, latest = version(before_app, token) - 1, version(before_app, token)
+    saved = stored(before_app, token)
+
+    app = make_app(tmp_path / "data")  # the server restarts
+    host, phone_again = app.test_client(), phone_client(app)
+    copy_session(phone, phone_again)  # the phone's browser kept its cookie
+    assert stored(app, token) == saved
+    assert token in host.get("/").get_data(as_text=True)
+    me = phone_again.get(f"/g/{token}/me")
+    assert me.status_code == 200 and "<h2>Bert</h2>" in me.get_data(as_text=True)
+    assert all(words in text(me) for words in FIRST_SALE)
+    unchanged = phone_again.get(f"/g/{token}/me/live?v={latest}")
+    assert unchanged.status_code == 204 and unchanged.data == b""
+    changed = phone_again.get(f"/g/{token}/me/live?v={old}")
+    assert changed.status_code == 200 and all(words in text(changed) for words in FIRST_SALE)
+    assert host.get(f"/g/{token}/live?v={latest}").status_code == 204

@@ -1,0 +1,307 @@
+"""Shared helpers for the web tests: an app on a temporary data directory, a host
+client and phone clients, and form submission the way a browser does it (every
+hidden field, csrf_token and version included, is read from the page shown).
+
+Players are named in tests ("Anna") and cards written "red 1"; `seat` and `card`
+turn them into the form values the pages use ("0", "0:1").
+"""
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from io import BytesIO
+
+import pytest
+from flask import got_request_exception
+from flask.testing import FlaskClient
+
+from companion.cards import DEFAULT_FAMILIES
+from companion.web import create_app
+
+PLAYERS = ("Anna", "Bert", "Claus")
+PHONE_ADDRESS = "192.168.1.20"
+CONFLICT_NOTE = "Another device changed the game first"
+
+# A whole game as the table records it, with a side sale, a penalty, an overbid, free lots
+# and an undo. Deck: red, green, purple show 0-4; yellow, blue, black show 5-9 (R1).
+GAME = [
+    ("reveal", "red 0", "yellow 5"), ("sold", "Anna", 3),                # 1 nobody holds a 3
+    ("side_sale", "Anna", "red 0", "Bert", 2),                           # 2 side sale (R6)
+    ("reveal", "red 1", "yellow 6"), ("penalty", "Claus"), ("sold", "Bert", 4),  # penalty (R4)
+    ("reveal", "red 2", "yellow 7"), ("free",),                          # 3 free lot (R9)
+    ("reveal", "green 0", "blue 5"), ("sold", "Claus", 8),               # 4
+    ("reveal", "green 1", "blue 6"), ("overbid", "Claus", "green 0"), ("sold", "Anna", 9),  # 5 (R5)
+    ("reveal", "green 2", "blue 7"), ("undo",), ("reveal", "green 2", "blue 8"),  # 6 undone
+    ("sold", "Bert", 3),
+    ("reveal", "red 3", "red 4"), ("free",),                             # 7
+    ("reveal", "yellow 8", "yellow 9"), ("sold", "Claus", 4),            # 8 Bert holds the only 4
+    ("reveal", "green 3", "green 4"), ("sold", "Anna", 2),               # 9
+    ("reveal", "blue 7", "blue 9"), ("free",),                           # 10
+    ("reveal", "purple 0", "purple 1"), ("sold", "Claus", 6),            # 11
+    ("reveal", "purple 2", "purple 3"), ("free",),                       # 12
+    ("reveal", "purple 4", "black 5"), ("sold", "Bert", 9),              # 13
+    ("reveal", "black 6", "black 7"), ("free",),                         # 14
+    ("reveal", "black 8", "black 9"), ("sold", "Anna", 8),               # 15
+]
+FIRST_SALE = ["Anna pays 3", "Bert takes 1", "Claus takes 1", "1 stays in the pot"]  # R8
+
+
+# --- the app and its clients -------------------------------------------------
+
+class CheckedClient(FlaskClient):
+    """A test client that fails the test on any server error: no response may be a 500."""
+
+    def open(self, *args, **kwargs):
+        response = super().open(*args, **kwargs)
+        errors = self.application.extensions["test_errors"]
+        assert response.status_code < 500 and not errors, (
+            f"server error {response.status_code} for {response.request.method} "
+            f"{response.request.full_path}: {errors[-1] if errors else ''!r}")
+        return response
+
+
+def make_app(data_dir):
+    """create_app with the checked client and a list of the exceptions it raised."""
+    app = create_app(data_dir)
+    app.test_client_class = CheckedClient
+    app.extensions["test_errors"] = []
+    got_request_exception.connect(
+        lambda sender, exception, **_: sender.extensions["test_errors"].append(exception),
+        app, weak=False)
+    return app
+
+
+def phone_client(app, address=PHONE_ADDRESS):
+    """A client seen from the table's Wi-Fi, not from the server itself: a phone."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+@pytest.fixture
+def app(tmp_path):
+    return make_app(tmp_path / "data")
+
+
+@pytest.fixture
+def host(app):
+    """The server's own device (loopback address): the host."""
+    return app.test_client()
+
+
+@pytest.fixture
+def phone(app):
+    return phone_client(app)
+
+
+@pytest.fixture
+def game(host):
+    """A new 3-player game (English rules, side sales, secret money): its token."""
+    return new_game(host)
+
+
+# --- reading pages -----------------------------------------------------------
+
+@dataclass
+class Form:
+    """A form as a browser would submit it untouched: defaults of every enabled field."""
+
+    action: str
+    classes: list[str]
+    fields: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, name, value):
+        self.fields.setdefault(name, []).append(value)
+
+
+class _Forms(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.forms, self.select, self.first_option = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.forms.append(Form(attrs.get("action") or "", (attrs.get("class") or "").split()))
+        if not self.forms or "disabled" in attrs:
+            return
+        form, name = self.forms[-1], attrs.get("name")
+        if tag == "input" and name:
+            kind = attrs.get("type", "text")
+            if kind not in ("checkbox", "radio", "file", "submit") or (
+                    kind in ("checkbox", "radio") and "checked" in attrs):
+                form.add(name, attrs.get("value", "on" if kind in ("checkbox", "radio") else ""))
+        elif tag == "select" and name:
+            self.select, self.first_option = name, None
+            form.fields.setdefault(name, [])
+        elif tag == "option" and self.select:
+            value = attrs.get("value", "")
+            if self.first_option is None:
+                self.first_option = value
+            if "selected" in attrs:
+                form.fields[self.select] = [value]
+
+    def handle_endtag(self, tag):
+        if tag == "select" and self.select:
+            if not self.forms[-1].fields[self.select] and self.first_option is not None:
+                self.forms[-1].fields[self.select] = [self.first_option]
+            self.select = None
+
+
+def body(page) -> str:
+    """The HTML of a response (or the HTML itself)."""
+    return page if isinstance(page, str) else page.get_data(as_text=True)
+
+
+def forms(page) -> list[Form]:
+    parser = _Forms()
+    parser.feed(body(page))
+    return parser.forms
+
+
+def find_form(page, key) -> Form:
+    """The first form with class `key`, or whose action is `key`."""
+    found = [form for form in forms(page) if key in form.classes or form.action == key]
+    assert found, f"no form {key!r} on the page"
+    return found[0]
+
+
+def text(page) -> str:
+    """What a reader sees: the page without tags, entities decoded, spaces collapsed."""
+    content = re.sub(r"<(script|style)\b.*?</\1>", " ", body(page), flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", content)).split())
+
+
+def alerts(page) -> list[str]:
+    """The texts of the error messages (role="alert") on the page."""
+    return [text(match) for match in
+            re.findall(r'<(?:p|ul)[^>]*role="alert"[^>]*>(.*?)</(?:p|ul)>', body(page), re.S)]
+
+
+def rows(page) -> list[list[str]]:
+    """The cells of each table row, as text."""
+    return [[text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body(page), re.S)]
+
+
+# --- acting through forms ----------------------------------------------------
+
+def submit(client, url, form_key, htmx=False, **values):
+    """GET `url`, fill in its form `form_key` (see find_form) with `values`, POST it.
+
+    A value None drops a field. The CSRF token also travels in the X-CSRF-Token header,
+    as the page's htmx sends it (the action forms' own csrf_token field is empty: see
+    test_web_security). With `htmx` the request says so and the answer is the fragment.
+    """
+    page = client.get(url)
+    assert page.status_code == 200, page.status_code
+    form = find_form(page, form_key)
+    data = {name: value for name, value in {**form.fields, **values}.items() if value is not None}
+    headers = {**page_headers(page), **({"HX-Request": "true"} if htmx else {})}
+    return client.post(form.action or url, data=data, headers=headers)
+
+
+def page_headers(page) -> dict:
+    """The headers the page's htmx adds to every request (hx-headers on <body>)."""
+    match = re.search(r"<body[^>]*hx-headers='([^']*)'", body(page))
+    return json.loads(html.unescape(match.group(1))) if match else {}
+
+
+def seat(name, players=PLAYERS) -> str:
+    return str(players.index(name))
+
+
+def card(words, families=DEFAULT_FAMILIES) -> str:
+    """'red 1' -> '0:1', as the card travels in a form."""
+    family, number = words.split()
+    return f"{families.index(family)}:{number}"
+
+
+def action_fields(kind, *args) -> dict:
+    """The form fields of an action written as in the rules: ("sold", "Anna", 7)."""
+    if kind == "reveal":
+        return {"cards": [card(words) for words in args]}
+    if kind == "sold":
+        winner, price = args
+        return {"winner": seat(winner), "price": str(price)}
+    if kind == "penalty":
+        return {"player": seat(args[0])}
+    if kind == "overbid":
+        player, discard = args
+        return {"player": seat(player), "discard": card(discard) if discard else ""}
+    if kind == "side_sale":
+        seller, sold, buyer, price = args
+        return {"seller": seat(seller), "card": card(sold),
+                "buyer": seat(buyer), "price": str(price)}
+    return {}
+
+
+def act(client, token, kind, *args, htmx=False, **raw):
+    """Record an action from the table page: act(host, token, "sold", "Anna", 7), or with
+    raw form values act(host, token, "sold", winner="0", price="abc")."""
+    fields = action_fields(kind, *args) if args else {}
+    return submit(client, f"/g/{token}", f"action-{kind}", htmx=htmx, **fields, **raw)
+
+
+def play(client, token, steps):
+    """Record each step, e.g. ("sold", "Anna", 3) or ("undo",); every one must be accepted.
+
+    Players travel by seat, so the steps play the same in a game with other names."""
+    for step in steps:
+        response = undo(client, token) if step == ("undo",) else act(client, token, *step)
+        assert response.status_code == 303, (step, response.status_code, alerts(response))
+
+
+def undo(client, token):
+    return submit(client, f"/g/{token}", "undo")
+
+
+def new_game(client, players=PLAYERS, expect=303, **values):
+    """Start a game from the host's home page; its token (or the refusal response)."""
+    names = list(players) + [""] * (5 - len(players))
+    response = submit(client, "/", "new-game", player=names, **values)
+    assert response.status_code == expect, (response.status_code, alerts(response))
+    if expect != 303:
+        return response
+    return response.headers["Location"].rsplit("/", 1)[1]
+
+
+def join(client, token, name, players=PLAYERS):
+    """Take `name`'s seat from the join page."""
+    return submit(client, f"/g/{token}/join", "seats", seat=seat(name, players))
+
+
+def import_record(client, data: bytes, **values):
+    """Upload a record file through the home page's import form."""
+    form = find_form(client.get("/"), "/import")
+    return client.post("/import", data={**form.fields, **values,
+                                        "record": (BytesIO(data), "game.json")})
+
+
+# --- the store, for checking that nothing changed ------------------------------
+
+def stored(app, token):
+    """(version, events) of a game as stored."""
+    game = app.config["STORE"].game(token)
+    return game.version, game.events
+
+
+def version(app, token) -> int:
+    return app.config["STORE"].version(token)
+
+
+def copy_session(source, target):
+    """Carry a browser's session cookie over to a new client (the same phone, a new server)."""
+    cookie = source.get_cookie("session")
+    target.set_cookie("session", cookie.value, domain=cookie.domain, path=cookie.path)
+
+
+def snapshot(app):
+    """Every stored game with its events and seats: equal before and after means unchanged."""
+    return app.config["STORE"].games()
+
+
+def csrf_headers(client, url="/"):
+    """The X-CSRF-Token header of this client's session, read from a page."""
+    return page_headers(client.get(url))
