@@ -65,7 +65,8 @@ class Settlement:
         if len(self.receivers) == 1:
             text = f"{self.receivers[0]} takes {amount}"
         else:
-            text = f"{join_names(self.receivers)} share {amount}, {self.share} each"
+            who = "they" if self.most else join_names(self.receivers)
+            text = f"{who} share {amount}, {self.share} each"
         if self.remainder:
             text += f", {self.remainder} stays in the pot"
         return text

@@ -49,7 +49,7 @@ def test_dieter_buys_for_9_anna_bert_and_claus_hold_one_9_each():
     hands = {"Anna": "red 9 red 1", "Bert": "yellow 9 yellow 1", "Claus": "green 9 green 1"}
     check_sale(*sale("Dieter", 9, hands=hands, players=("Anna", "Bert", "Claus", "Dieter")),
                changes={"Anna": 3, "Bert": 3, "Claus": 3, "Dieter": -9}, remainder=0,
-               reason="Anna, Bert and Claus hold one 9 each: Anna, Bert and Claus share 9, 3 each",
+               reason="Anna, Bert and Claus hold one 9 each: they share 9, 3 each",
                instructions="Dieter pays 9: Anna takes 3, Bert takes 3, Claus takes 3")
 
 
