@@ -7,14 +7,28 @@ from .qr import qr_text
 from .web import create_app
 
 
+ROUTE_PROBE = "192.0.2.1"  # a documentation address (RFC 5737): only routed, never sent to
+
+
 def lan_address() -> str | None:
     """This machine's address on the local network, as phones would reach it."""
     try:
         infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
     except OSError:
-        return None
+        infos = []
     addresses = [info[4][0] for info in infos if not info[4][0].startswith("127.")]
-    return addresses[0] if addresses else None
+    return addresses[0] if addresses else _routed_address()
+
+
+def _routed_address() -> str | None:
+    """The local address the system would send from: connecting UDP sends no packet."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect((ROUTE_PROBE, 9))
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith(("127.", "0.")) else address
 
 
 def serve(host: str, port: int, data_dir: str) -> None:
