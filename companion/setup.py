@@ -1,5 +1,5 @@
 """The settings a game is played with: players, edition, variants (R1)."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import DEFAULT_FAMILIES, DEFAULT_START_COINS
 from .refusal import Refusal
@@ -20,6 +20,7 @@ class Setup:
     start_coins: int = DEFAULT_START_COINS
     families: tuple[str, ...] = DEFAULT_FAMILIES
     start_player: str | None = None
+    _seats: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         check_players(self.players)
@@ -29,6 +30,7 @@ class Setup:
                           edition=self.edition)
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
+        object.__setattr__(self, "_seats", {name: seat for seat, name in enumerate(self.players)})
         if self.start_player is None:
             object.__setattr__(self, "start_player", self.players[0])
         self.seat(self.start_player)
@@ -36,8 +38,8 @@ class Setup:
     def seat(self, name: str) -> int:
         """The seat (0 = first listed) of a player, refused if unknown."""
         try:
-            return self.players.index(name)
-        except ValueError:
+            return self._seats[name]
+        except (KeyError, TypeError):
             raise Refusal("R1", "{name!r} is not a player of this game", name=name) from None
 
 

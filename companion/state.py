@@ -209,7 +209,7 @@ def _overbid(state: GameState, event: Overbid) -> GameState:
     if event.discard is None:
         raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
                       player=event.player, count=len(hand))
-    _check_holds(state, event.player, event.discard, "R5")
+    _check_holds(state, seat, event.discard, "R5")
     return replace(state, hands=_with_hand(state.hands, seat, _without(hand, event.discard)),
                    discarded=state.discarded + (event.discard,), excluded=state.excluded | {seat})
 
@@ -224,7 +224,7 @@ def _side_sale(state: GameState, event: SideSale) -> GameState:
     if seller in state.sellers:
         raise Refusal("R6", "{player} has already sold a card this round: one each",
                       player=event.seller)
-    _check_holds(state, event.seller, event.card, "R6")
+    _check_holds(state, seller, event.card, "R6")
     _check_price(event.price)
     problem = (digit_problem(event.buyer, state.hands[buyer], event.price)
                or money_problem(event.buyer, state.coins[buyer], event.price))
@@ -247,8 +247,8 @@ def _exchange(state: GameState, event: Exchange) -> GameState:
         raise Refusal("R7", "{player} has already exchanged this round: once each",
                       player=event.player)
     _check_exchange_turn(state, player)
-    _check_holds(state, event.player, event.gives, "R7")
-    _check_holds(state, event.opponent, event.takes, "R7")
+    _check_holds(state, player, event.gives, "R7")
+    _check_holds(state, opponent, event.takes, "R7")
     hands = _with_hand(state.hands, player, _without(state.hands[player], event.gives) + (event.takes,))
     hands = _with_hand(hands, opponent, _without(hands[opponent], event.takes) + (event.gives,))
     return replace(state, hands=hands, exchangers=state.exchangers + (player,),
@@ -280,9 +280,10 @@ def _after_reveal(state: GameState, action: str) -> None:
                       action=action, round=state.round_number)
 
 
-def _check_holds(state: GameState, name: str, card: Card, rule: str) -> None:
-    if card not in state.hand_of(name):
-        raise Refusal(rule, "{player} does not hold the {card}", player=name, card=card)
+def _check_holds(state: GameState, seat: int, card: Card, rule: str) -> None:
+    if card not in state.hands[seat]:
+        raise Refusal(rule, "{player} does not hold the {card}", player=state.players[seat],
+                      card=card)
 
 
 def _check_price(price: int) -> None:
