@@ -68,4 +68,21 @@ class Exchange:
     takes: Card
 
 
-EVENT_TYPES = (Reveal, Sold, Free, Penalty, Overbid, SideSale, Exchange)
+@dataclass(frozen=True)
+class Bid:
+    """Live auction: `player`, whose turn it is, raises to `amount` (R3)."""
+
+    kind: ClassVar[str] = "bid"
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Live auction: `player`, whose turn it is, drops out of this auction (R3)."""
+
+    kind: ClassVar[str] = "pass"
+    player: str
+
+
+EVENT_TYPES = (Reveal, Sold, Free, Penalty, Overbid, SideSale, Exchange, Bid, Pass)

@@ -111,8 +111,8 @@ def _dump_value(value):
 def _field(name: str, value):
     if name in _PLAYER_FIELDS:
         return _name(value)
-    if name == "price":
-        return _typed(value, int, "price")
+    if name in ("price", "amount"):
+        return _typed(value, int, name)
     if name in _CARD_FIELDS:
         return _card(value)
     if name == "discard":

@@ -5,9 +5,10 @@ state as it was: states are immutable.
 """
 from dataclasses import dataclass
 
+from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import bid_problems, digit_problem, forbidden_digits, money_problem
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
-from .events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .refusal import Refusal
 from .scoring import Score, score
 from .settlement import Settlement, settle
@@ -31,6 +32,7 @@ class GameState:
     exchangers: tuple[int, ...] = ()
     sellers: frozenset[int] = frozenset()
     last_sale: Settlement | None = None
+    auction: Auction | None = None
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -116,7 +118,7 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
     seen = state.seen | set(cards)
     _check_counts(seen, cards)
-    return replace(state, lot=cards, seen=seen)
+    return replace(state, lot=cards, seen=seen, auction=_open(state, state.excluded))
 
 
 def _check_new_card(state: GameState, card: Card) -> None:
@@ -154,9 +156,10 @@ def _sold(state: GameState, event: Sold) -> GameState:
     problems = bid_problems(state, event.winner, event.price)
     if problems:
         raise problems[0]
+    _check_auction_ended(state, ("sold", seat, event.price))
     sale = sale_preview(state, event.winner, event.price)
     if sale is None:
-        return _free(state, Free())
+        return _free(state, None)
     changes = {state.setup.seat(name): share for name, share in sale.payouts.items()}
     coins = _with_coins(state.coins, {**changes, seat: -event.price})
     return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
@@ -173,8 +176,11 @@ def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None
     return settle(state.players, state.hands, state.setup.seat(winner), price, state.pot)
 
 
-def _free(state: GameState, event: Free) -> GameState:
+def _free(state: GameState, event: Free | None) -> GameState:
+    """The start player takes the lot (R9); `None` when a French sale at 0 leads here."""
     _after_reveal(state, "'nobody bid'")
+    if event is not None:
+        _check_auction_ended(state, ("free", None, None))
     return _end_round(state, _take_lot(state, state.start))
 
 
@@ -184,7 +190,8 @@ def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
 
 def _end_round(state: GameState, hands, **changes) -> GameState:
     return replace(state, hands=hands, rounds_played=state.rounds_played + 1, lot=(),
-                   excluded=frozenset(), exchangers=(), sellers=frozenset(), **changes)
+                   excluded=frozenset(), exchangers=(), sellers=frozenset(), auction=None,
+                   **changes)
 
 
 def _penalty(state: GameState, event: Penalty) -> GameState:
@@ -201,17 +208,82 @@ def _overbid(state: GameState, event: Overbid) -> GameState:
     _after_reveal(state, "an overbid")
     seat = state.setup.seat(event.player)
     hand = state.hands[seat]
+    excluded = state.excluded | {seat}
     if not hand:
         if event.discard is not None:
             raise Refusal("R5", "{player} holds no card, so none can be discarded",
                           player=event.player)
-        return replace(state, excluded=state.excluded | {seat})
+        return replace(state, excluded=excluded, auction=_open(state, excluded))
     if event.discard is None:
         raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
                       player=event.player, count=len(hand))
     _check_holds(state, seat, event.discard, "R5")
     return replace(state, hands=_with_hand(state.hands, seat, _without(hand, event.discard)),
-                   discarded=state.discarded + (event.discard,), excluded=state.excluded | {seat})
+                   discarded=state.discarded + (event.discard,), excluded=excluded,
+                   auction=_open(state, excluded))
+
+
+def _bid(state: GameState, event: Bid) -> GameState:
+    """Live auction: a legal raise by the player whose turn it is (R3, R5)."""
+    seat = _check_turn(state, event.player)
+    _check_price(event.amount)
+    problems = bid_problems(state, event.player, event.amount, state.auction.high)
+    if problems:
+        raise problems[0]
+    return replace(state, auction=after_bid(state.auction, len(state.players), seat,
+                                            event.amount))
+
+
+def _pass(state: GameState, event: Pass) -> GameState:
+    """Live auction: the player whose turn it is drops out (R3)."""
+    seat = _check_turn(state, event.player)
+    if state.setup.edition == "fr" and not state.auction.opened:
+        raise Refusal("R3", "French rules: {player} opens the auction and must bid (0 is allowed)",
+                      player=event.player)
+    return replace(state, auction=after_pass(state.auction, len(state.players), seat))
+
+
+def auction_result(state: GameState):
+    """The sale or free lot a live auction has come to, or None while it runs."""
+    auction = state.auction
+    if auction is None or (not auction.touched and auction.active):
+        return None
+    outcome, seat, price = auction.outcome()
+    if outcome == "sold":
+        return Sold(state.players[seat], price)
+    return Free() if outcome == "free" else None
+
+
+def _open(state: GameState, excluded) -> Auction:
+    return open_auction(len(state.players), state.start, excluded)
+
+
+def _check_turn(state: GameState, name: str) -> int:
+    _after_reveal(state, "a bid")
+    seat = state.setup.seat(name)
+    auction = state.auction
+    if auction.outcome()[0] != "open":
+        raise Refusal("R3", "the auction is over: record how it ended")
+    if seat != auction.turn:
+        raise Refusal("R3", "it is {turn}'s turn to bid or pass, not {player}'s",
+                      turn=state.players[auction.turn], player=name)
+    return seat
+
+
+def _check_auction_ended(state: GameState, recorded) -> None:
+    """A result recorded after live bids must be the one they came to (R3)."""
+    auction = state.auction
+    if not auction.touched:
+        return
+    outcome, seat, price = auction.outcome()
+    if outcome == "open":
+        raise Refusal("R3", "the auction is still on: it is {turn}'s turn to bid or pass",
+                      turn=state.players[auction.turn])
+    if (outcome, seat, price) != recorded:
+        if outcome == "free":
+            raise Refusal("R3", "everyone passed without a bid: the lot goes free")
+        raise Refusal("R3", "{player} won the auction at {price}", player=state.players[seat],
+                      price=price)
 
 
 def _side_sale(state: GameState, event: SideSale) -> GameState:
@@ -305,5 +377,5 @@ def _without(hand, card: Card) -> tuple[Card, ...]:
 
 _HANDLERS = {
     Reveal: _reveal, Sold: _sold, Free: _free, Penalty: _penalty,
-    Overbid: _overbid, SideSale: _side_sale, Exchange: _exchange,
+    Overbid: _overbid, SideSale: _side_sale, Exchange: _exchange, Bid: _bid, Pass: _pass,
 }

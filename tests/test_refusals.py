@@ -250,8 +250,8 @@ DROP = object()  # a header key to leave out
                  "event 1: a sold event needs 'price'", id="missing-event-field"),
     pytest.param({"events": [REVEAL, "sold"]}, "event 1: an event must be an object, not 'sold'",
                  id="event-not-an-object"),
-    pytest.param({"events": [REVEAL, SOLD, {"type": "bid", "player": "Bert"}]},
-                 "event 2: unknown event type 'bid'", id="unknown-event-type"),
+    pytest.param({"events": [REVEAL, SOLD, {"type": "raise", "player": "Bert"}]},
+                 "event 2: unknown event type 'raise'", id="unknown-event-type"),
 ])
 def test_record_refused(changes, error):
     """Shape errors have no R-number (rule "record"); rule errors name theirs."""
