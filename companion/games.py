@@ -8,7 +8,7 @@ from functools import cached_property
 
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
-from .state import GameState, fold_all
+from .state import GameState, apply, auction_result, fold_all
 from .store import Conflict, StoredGame, Store
 
 
@@ -17,6 +17,7 @@ class Options:
     """Companion settings that are not part of the game record."""
 
     money_open: bool = False
+    live_auction: bool = False
 
 
 class Game:
@@ -57,8 +58,14 @@ def create(store: Store, record: dict, options: Options) -> str:
 
 
 def append(store: Store, game: Game, version: int, event) -> None:
-    """Record one more event."""
-    _write(store, game, version, len(game.events), [event])
+    """Record one more event; in live auction mode, with the result it brings about."""
+    _check_version(game, version)
+    new_events = [event]
+    if game.options.live_auction:
+        result = auction_result(apply(game.state, event))
+        if result is not None:
+            new_events.append(result)
+    _write(store, game, version, len(game.events), new_events)
 
 
 def undo(store: Store, game: Game, version: int) -> None:
@@ -66,7 +73,15 @@ def undo(store: Store, game: Game, version: int) -> None:
     _check_version(game, version)
     if not game.events:
         raise Refusal("form", "there is nothing to undo")
-    _write(store, game, version, len(game.events) - 1, [])
+    _write(store, game, version, len(game.events) - _last_action_size(game), [])
+
+
+def _last_action_size(game: Game) -> int:
+    """1, or 2 when live auction mode added the last event as the result of the one before."""
+    if (game.options.live_auction and len(game.events) > 1
+            and auction_result(game.states[-2]) == game.events[-1]):
+        return 2
+    return 1
 
 
 def correct(store: Store, game: Game, version: int, index: int, event) -> None:
