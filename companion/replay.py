@@ -50,6 +50,11 @@ def _progress(state: GameState) -> str:
     text = f"Round {state.round_number} of {ROUNDS} ({state.rounds_played} played)"
     if state.lot:
         text += ", lot on the table: " + " and ".join(str(card) for card in state.lot)
+    auction = state.auction
+    if auction is not None and auction.touched and auction.turn is not None:
+        high = "no bid yet" if auction.high is None else (
+            f"{state.players[auction.leader]} bids {auction.high}")
+        text += f"; auction: {high}, {state.players[auction.turn]} to bid or pass"
     return text
 
 

@@ -5,6 +5,7 @@ from hypothesis import given, settings, strategies as st
 from companion.events import Bid, Free, Pass, Penalty, Sold
 from companion.record import dump_record, fold_record
 from companion.refusal import Refusal
+from companion.replay import replay_text
 from companion.state import apply, auction_result, fold
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
@@ -133,3 +134,8 @@ def test_a_live_auction_pays_exactly_as_the_same_result_entered_directly(moves):
     result = auction_result(state)
     if result is not None:
         assert apply(state, result) == apply(start, result)
+
+
+def test_replay_summary_shows_a_running_auction():
+    state = live(Pass("Anna"), Bid("Bert", 3))
+    assert "auction: Bert bids 3, Claus to bid or pass" in replay_text(state).splitlines()[0]
