@@ -1,16 +1,22 @@
 """Cards and the deck's fixed counts (R1)."""
 from typing import NamedTuple
 
+from .phrase import N_, Names, Phrase
+
 ROUNDS = 15
 LOT_SIZE = 2
 FAMILY_SIZE = 5
 NUMBER_COPIES = 3
 NUMBERS = range(10)
 DECK_SIZE = 30
-DEFAULT_FAMILIES = ("red", "yellow", "green", "blue", "purple", "black")
+# The family names of a record that gives none; marked so that a shell can offer
+# them in its own language when a new game is set up.
+DEFAULT_FAMILIES = (N_("red"), N_("yellow"), N_("green"), N_("blue"), N_("purple"), N_("black"))
 DEFAULT_START_COINS = 12
 
-_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five")
+# How many cards of a number someone holds, in words ({number} is the number).
+_COUNT_TEMPLATES = (N_("no {number}"), N_("one {number}"), N_("two {number}s"),
+                    N_("three {number}s"), N_("four {number}s"), N_("five {number}s"))
 
 
 class Card(NamedTuple):
@@ -26,15 +32,13 @@ class Card(NamedTuple):
         return f"{self.family} {self.number}"
 
 
-def count_words(count: int, number: int) -> str:
+def count_words(count: int, number: int) -> Phrase:
     """'one 7', 'two 8s': how many cards of a number someone holds."""
-    word = _NUMBER_WORDS[count] if count < len(_NUMBER_WORDS) else str(count)
-    return f"{word} {number}" + ("s" if count > 1 else "")
+    if count < len(_COUNT_TEMPLATES):
+        return Phrase(_COUNT_TEMPLATES[count], number=number)
+    return Phrase(N_("{count} {number}s"), count=count, number=number)
 
 
 def join_names(names) -> str:
-    """'Anna', 'Anna and Bert', 'Anna, Bert and Claus'."""
-    names = list(names)
-    if len(names) < 2:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    """'Anna', 'Anna and Bert', 'Anna, Bert and Claus' (English; a shell joins `Names`)."""
+    return str(Names(names))

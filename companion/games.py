@@ -100,7 +100,7 @@ def _write(store: Store, game: Game, version: int, keep: int, new_events) -> Non
     except Refusal as refusal:
         if refusal.event is not None and refusal.event > keep:
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
-                          number=refusal.event + 1, reason=refusal.message) from None
+                          number=refusal.event + 1, reason=refusal) from None
         raise
     store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])
 

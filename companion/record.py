@@ -7,6 +7,7 @@ from dataclasses import fields
 
 from .cards import Card
 from .events import EVENT_TYPES
+from .phrase import N_, Phrase
 from .refusal import Refusal
 from .setup import Setup, clean_name
 from .state import GameState, apply_at, new_game
@@ -24,7 +25,7 @@ def load_setup(record) -> Setup:
     """The header of a record as a Setup; refusals carry no event index."""
     if not isinstance(record, dict):
         raise Refusal("record", "a game record is a JSON object")
-    _check_keys(record, _HEADER_KEYS, "the record")
+    _check_keys(record, _HEADER_KEYS, Phrase(N_("the record")))
     if record.get("format") != FORMAT:
         raise Refusal("record", "the format must be {format!r}", format=FORMAT)
     for key in ("edition", "players", "events"):
@@ -62,12 +63,12 @@ def fold_record(record) -> GameState:
 
 def parse_event(raw):
     """One event of the record as an event object, its shape checked."""
-    raw = _typed(raw, dict, "an event")
+    raw = _typed(raw, dict, Phrase(N_("an event")))
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _EVENTS:
         raise Refusal("record", "unknown event type {kind!r}", kind=kind)
     cls, names = _EVENTS[kind]
-    _check_keys(raw, ("type", *names), f"a {kind} event")
+    _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
     for name in names:
         if name not in raw:
             raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
@@ -130,15 +131,15 @@ def _card(value) -> Card:
     if (type(value) is dict and len(value) == 2 and type(value.get("family")) is str
             and type(value.get("number")) is int):
         return Card(value["family"], value["number"])
-    value = _typed(value, dict, "a card")
-    _check_keys(value, ("family", "number"), "a card")
+    value = _typed(value, dict, Phrase(N_("a card")))
+    _check_keys(value, ("family", "number"), Phrase(N_("a card")))
     if "family" not in value or "number" not in value:
         raise Refusal("record", "a card needs a 'family' and a 'number'")
     return Card(_typed(value["family"], str, "family"), _typed(value["number"], int, "number"))
 
 
 def _name(value) -> str:
-    return _typed(value, str, "a player name").strip()
+    return _typed(value, str, Phrase(N_("a player name"))).strip()
 
 
 def _check_keys(data: dict, allowed, what: str) -> None:
@@ -166,5 +167,6 @@ def _is(value, expected: type) -> bool:
     return isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
 
 
-_TYPE_NAMES = {str: "text", int: "a whole number", bool: "true or false", dict: "an object",
-               list: "a list"}
+_TYPE_NAMES = {str: Phrase(N_("text")), int: Phrase(N_("a whole number")),
+               bool: Phrase(N_("true or false")), dict: Phrase(N_("an object")),
+               list: Phrase(N_("a list"))}

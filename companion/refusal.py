@@ -6,7 +6,8 @@ class Refusal(Exception):
 
     `text` is an English template, `params` fill it in, `rule` is the R-number
     of RULES.md (or "record" / "form" for the shape of a record or a form), so a
-    shell can show or translate the message.
+    shell can show or translate the message (see `companion.phrase`): a shell
+    fills in its own version of `text`, then adds the rule with `with_rule`.
     """
 
     def __init__(self, rule: str, text: str, **params):
@@ -23,7 +24,11 @@ class Refusal(Exception):
 
     @property
     def message(self) -> str:
-        body = self.text.format(**self.params)
+        """The English message, with the rule: 'Anna holds a 4: ... (R3)'."""
+        return self.with_rule(self.text.format(**self.params))
+
+    def with_rule(self, body: str) -> str:
+        """`body` (this refusal's text, filled in) followed by the rule it names."""
         if not self.rule.startswith("R"):
             return body
         return f"{body} ({self.rule})"

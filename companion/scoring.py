@@ -2,7 +2,7 @@
 from collections import Counter
 from dataclasses import dataclass
 
-from .cards import join_names
+from .phrase import N_, Names, Phrase, Series
 
 SET_POINTS = (0, 1, 3, 6, 10, 15)
 COIN_BONUS = 2
@@ -34,7 +34,12 @@ class Score:
 
     players: tuple[PlayerScore, ...]
     winners: tuple[str, ...]
-    tie_break: str
+    tie: Phrase | None
+
+    @property
+    def tie_break(self) -> str:
+        """How a tie on points was broken, in English ('' if there was none)."""
+        return "" if self.tie is None else str(self.tie)
 
 
 def score(names, hands, coins) -> Score:
@@ -42,8 +47,8 @@ def score(names, hands, coins) -> Score:
     richest = max(coins)
     players = tuple(_player_score(name, hand, purse, purse == richest)
                     for name, hand, purse in zip(names, hands, coins))
-    winners, tie_break = _winners(players)
-    return Score(players=players, winners=winners, tie_break=tie_break)
+    winners, tie = _winners(players)
+    return Score(players=players, winners=winners, tie=tie)
 
 
 def _player_score(name, hand, coins, richest) -> PlayerScore:
@@ -56,16 +61,17 @@ def _player_score(name, hand, coins, richest) -> PlayerScore:
     )
 
 
-def _winners(players) -> tuple[tuple[str, ...], str]:
+def _winners(players) -> tuple[tuple[str, ...], Phrase | None]:
     """Most points; then the highest card sum; then a shared win (R10)."""
     best = max(player.points for player in players)
     tied = [player for player in players if player.points == best]
     if len(tied) == 1:
-        return (tied[0].name,), ""
+        return (tied[0].name,), None
     top_sum = max(player.card_sum for player in tied)
     winners = tuple(player.name for player in tied if player.card_sum == top_sum)
-    sums = ", ".join(f"{player.name} {player.card_sum}" for player in tied)
-    text = f"{join_names(p.name for p in tied)} tie on {best} points; card sums: {sums}"
+    tie = Phrase(N_("{names} tie on {points} points; card sums: {sums}"),
+                 names=Names(player.name for player in tied), points=best,
+                 sums=Series(f"{player.name} {player.card_sum}" for player in tied))
     if len(winners) > 1:
-        return winners, f"{text}: still tied, a shared win"
-    return winners, f"{text}: {winners[0]} has the highest"
+        return winners, Phrase(N_("{tie}: still tied, a shared win"), tie=tie)
+    return winners, Phrase(N_("{tie}: {winner} has the highest"), tie=tie, winner=winners[0])

@@ -1,7 +1,8 @@
 """Who receives the money of a sale (R8)."""
 from dataclasses import dataclass
 
-from .cards import count_words, join_names
+from .cards import count_words
+from .phrase import N_, Names, Phrase, Series
 
 
 @dataclass(frozen=True)
@@ -33,43 +34,66 @@ class Settlement:
 
     @property
     def reason(self) -> str:
-        """Why the money goes where it goes, in plain words."""
-        return f"{self._who()}: {self._split()}"
+        """Why the money goes where it goes, in plain English words."""
+        return str(self.reason_phrase)
 
     @property
     def instructions(self) -> str:
         """What to hand over: 'Anna pays 13: Bert takes 6, Claus takes 6, 1 stays in the pot'."""
-        takes = ", ".join(f"{name} takes {self.share}" for name in self.receivers)
-        parts = [f"{self.winner} pays {self.price}", takes]
-        if self.pot:
-            parts[0] += f" (+ {self.pot} from the pot)"
-        text = ": ".join(parts)
-        if self.remainder:
-            text += f", {self.remainder} stays in the pot"
-        return text
+        return str(self.instructions_phrase)
 
-    def _who(self) -> str:
-        if not self.most:
-            return f"nobody holds a {self.digit}"
-        if len(self.receivers) > 1:
-            held = count_words(self.most, self.digit)
-            return f"{join_names(self.receivers)} hold {held} each"
-        if self.most == 1:
-            return f"{self.receivers[0]} holds the only {self.digit}"
-        return f"{self.receivers[0]} holds {count_words(self.most, self.digit)}, more than anyone"
+    @property
+    def reason_phrase(self) -> Phrase:
+        """`reason` as a template and its parameters, for a shell to translate."""
+        return Phrase(N_("{who}: {split}"), who=self._who(), split=self._split())
 
-    def _split(self) -> str:
-        amount = str(self.amount)
+    @property
+    def instructions_phrase(self) -> Phrase:
+        """`instructions` as a template and its parameters, for a shell to translate."""
         if self.pot:
-            amount = f"{self.price} + {self.pot} from the pot = {self.amount}"
-        if len(self.receivers) == 1:
-            text = f"{self.receivers[0]} takes {amount}"
+            payer = Phrase(N_("{winner} pays {price} (+ {pot} from the pot)"),
+                           winner=self.winner, price=self.price, pot=self.pot)
         else:
-            who = "they" if self.most else join_names(self.receivers)
-            text = f"{who} share {amount}, {self.share} each"
-        if self.remainder:
-            text += f", {self.remainder} stays in the pot"
-        return text
+            payer = Phrase(N_("{winner} pays {price}"), winner=self.winner, price=self.price)
+        takes = Series(_takes(name, self.share) for name in self.receivers)
+        return self._with_remainder(Phrase(N_("{payer}: {takes}"), payer=payer, takes=takes))
+
+    def _who(self) -> Phrase:
+        if not self.most:
+            return Phrase(N_("nobody holds a {digit}"), digit=self.digit)
+        if len(self.receivers) > 1:
+            return Phrase(N_("{names} hold {count} each"), names=Names(self.receivers),
+                          count=count_words(self.most, self.digit))
+        if self.most == 1:
+            return Phrase(N_("{name} holds the only {digit}"), name=self.receivers[0],
+                          digit=self.digit)
+        return Phrase(N_("{name} holds {count}, more than anyone"), name=self.receivers[0],
+                      count=count_words(self.most, self.digit))
+
+    def _split(self) -> Phrase:
+        amount = self.amount
+        if self.pot:
+            amount = Phrase(N_("{price} + {pot} from the pot = {amount}"),
+                            price=self.price, pot=self.pot, amount=self.amount)
+        if len(self.receivers) == 1:
+            text = _takes(self.receivers[0], amount)
+        elif self.most:
+            text = Phrase(N_("they share {amount}, {share} each"), amount=amount,
+                          share=self.share)
+        else:
+            text = Phrase(N_("{names} share {amount}, {share} each"),
+                          names=Names(self.receivers), amount=amount, share=self.share)
+        return self._with_remainder(text)
+
+    def _with_remainder(self, text: Phrase) -> Phrase:
+        if not self.remainder:
+            return text
+        return Phrase(N_("{text}, {remainder} stays in the pot"), text=text,
+                      remainder=self.remainder)
+
+
+def _takes(name: str, amount) -> Phrase:
+    return Phrase(N_("{name} takes {amount}"), name=name, amount=amount)
 
 
 def settle(players, hands, winner: int, price: int, pot: int) -> Settlement:

@@ -9,6 +9,7 @@ from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import bid_problems, digit_problem, forbidden_digits, money_problem
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
+from .phrase import N_, Phrase
 from .refusal import Refusal
 from .scoring import Score, score
 from .settlement import Settlement, settle
@@ -108,7 +109,7 @@ def apply(state: GameState, event) -> GameState:
 
 
 def _reveal(state: GameState, event: Reveal) -> GameState:
-    _before_reveal(state, "a second reveal", "R2")
+    _before_reveal(state, N_("a second reveal"), "R2")
     cards = tuple(event.cards)
     if len(cards) != LOT_SIZE:
         raise Refusal("R2", "a lot is {size} cards, not {count}", size=LOT_SIZE, count=len(cards))
@@ -146,7 +147,7 @@ def _check_counts(seen, lot) -> None:
 
 
 def _sold(state: GameState, event: Sold) -> GameState:
-    _after_reveal(state, "a sale")
+    _after_reveal(state, N_("a sale"))
     seat = state.setup.seat(event.winner)
     _check_price(event.price)
     french_zero = state.setup.edition == "fr" and event.price == 0
@@ -178,7 +179,7 @@ def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None
 
 def _free(state: GameState, event: Free | None) -> GameState:
     """The start player takes the lot (R9); `None` when a French sale at 0 leads here."""
-    _after_reveal(state, "'nobody bid'")
+    _after_reveal(state, N_("'nobody bid'"))
     if event is not None:
         _check_auction_ended(state, ("free", None, None))
     return _end_round(state, _take_lot(state, state.start))
@@ -205,7 +206,7 @@ def _penalty(state: GameState, event: Penalty) -> GameState:
 
 
 def _overbid(state: GameState, event: Overbid) -> GameState:
-    _after_reveal(state, "an overbid")
+    _after_reveal(state, N_("an overbid"))
     seat = state.setup.seat(event.player)
     hand = state.hands[seat]
     excluded = state.excluded | {seat}
@@ -259,7 +260,7 @@ def _open(state: GameState, excluded) -> Auction:
 
 
 def _check_turn(state: GameState, name: str) -> int:
-    _after_reveal(state, "a bid")
+    _after_reveal(state, N_("a bid"))
     seat = state.setup.seat(name)
     auction = state.auction
     if auction.outcome()[0] != "open":
@@ -289,7 +290,7 @@ def _check_auction_ended(state: GameState, recorded) -> None:
 def _side_sale(state: GameState, event: SideSale) -> GameState:
     if not state.setup.side_sales:
         raise Refusal("R6", "side sales are off in this game")
-    _before_reveal(state, "a side sale", "R6")
+    _before_reveal(state, N_("a side sale"), "R6")
     seller, buyer = state.setup.seat(event.seller), state.setup.seat(event.buyer)
     if seller == buyer:
         raise Refusal("R6", "{player} cannot buy their own card", player=event.seller)
@@ -311,7 +312,7 @@ def _side_sale(state: GameState, event: SideSale) -> GameState:
 def _exchange(state: GameState, event: Exchange) -> GameState:
     if not state.setup.exchange:
         raise Refusal("R7", "the exchange variant is off in this game")
-    _before_reveal(state, "an exchange", "R7")
+    _before_reveal(state, N_("an exchange"), "R7")
     player, opponent = state.setup.seat(event.player), state.setup.seat(event.opponent)
     if player == opponent:
         raise Refusal("R7", "{player} cannot exchange with themselves", player=event.player)
@@ -341,15 +342,17 @@ def _check_exchange_turn(state: GameState, seat: int) -> None:
 
 
 def _before_reveal(state: GameState, action: str, rule: str) -> None:
+    """`action` (a marked template) must come before the reveal."""
     if state.lot:
         raise Refusal(rule, "{action} cannot come after the reveal of round {round}: "
-                            "settle the lot first", action=action, round=state.round_number)
+                            "settle the lot first", action=Phrase(action), round=state.round_number)
 
 
 def _after_reveal(state: GameState, action: str) -> None:
+    """`action` (a marked template) needs a revealed lot."""
     if not state.lot:
         raise Refusal("R2", "{action} needs a lot: reveal round {round}'s 2 cards first",
-                      action=action, round=state.round_number)
+                      action=Phrase(action), round=state.round_number)
 
 
 def _check_holds(state: GameState, seat: int, card: Card, rule: str) -> None:

@@ -3,9 +3,11 @@ from datetime import timedelta
 from pathlib import Path
 
 from flask import Flask, render_template
+from flask_babel import gettext
 
+from ..phrase import N_
 from ..store import Store
-from . import host, player, security, table
+from . import host, i18n, player, security, table
 from .assets import assets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +32,7 @@ def create_app(data_dir, lan_url: str | None = None) -> Flask:
         LAN_URL=lan_url,
     )
     security.init(app)
+    i18n.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
@@ -38,13 +41,14 @@ def create_app(data_dir, lan_url: str | None = None) -> Flask:
 
 def _error_pages(app: Flask) -> None:
     """Every error is a page in words, never a traceback."""
-    texts = {400: "This request could not be understood. Reload the page and try again.",
-             403: "This page is for the host's device.",
-             404: "There is no such page or game here. Check the link or scan the QR code again.",
-             405: "That is not something this page can do.",
-             413: "That file is too large for a game record.",
-             500: "Something went wrong on the server; nothing was changed. Try again."}
+    texts = {400: N_("This request could not be understood. Reload the page and try again."),
+             403: N_("This page is for the host's device."),
+             404: N_("There is no such page or game here. Check the link or scan the QR code "
+                     "again."),
+             405: N_("That is not something this page can do."),
+             413: N_("That file is too large for a game record."),
+             500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
         app.register_error_handler(
             code, lambda error, code=code, text=text:
-            (render_template("error.html", code=code, text=text), code))
+            (render_template("error.html", code=code, text=gettext(text)), code))

@@ -1,4 +1,5 @@
 """An SVG line chart of each player's coins after every round, drawn on the server."""
+from flask_babel import gettext
 from markupsafe import escape
 
 PLAYER_COLOURS = ("#d32f2f", "#1976d2", "#388e3c", "#f57c00", "#7b1fa2")
@@ -13,11 +14,11 @@ def coins_chart(game) -> str:
     x = lambda r: MARGIN + r * (WIDTH - 2 * MARGIN) / max(rounds, 1)
     y = lambda c: HEIGHT - MARGIN - c * (HEIGHT - 2 * MARGIN) / top
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-             f'role="img" aria-label="Coins of each player after each round">',
+             f'role="img" aria-label="{escape(gettext("Coins of each player after each round"))}">',
              f'<line x1="{MARGIN}" y1="{y(0)}" x2="{WIDTH - MARGIN}" y2="{y(0)}" stroke="currentColor"/>',
-             f'<text x="{MARGIN}" y="{HEIGHT - 12}" fill="currentColor">round 0</text>',
+             f'<text x="{MARGIN}" y="{HEIGHT - 12}" fill="currentColor">{_round(0)}</text>',
              f'<text x="{WIDTH - MARGIN}" y="{HEIGHT - 12}" text-anchor="end" '
-             f'fill="currentColor">round {rounds}</text>',
+             f'fill="currentColor">{_round(rounds)}</text>',
              f'<text x="4" y="{y(top) + 4}" fill="currentColor">{top}</text>']
     for seat, line in enumerate(series):
         colour = PLAYER_COLOURS[seat]
@@ -29,6 +30,10 @@ def coins_chart(game) -> str:
                      f'fill="{colour}" font-size="13">{name} {line[-1]}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _round(number: int) -> str:
+    return escape(gettext("round %(number)s", number=number))
 
 
 def _coins_per_round(game) -> list[list[int]]:

@@ -1,10 +1,14 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
 from ..cards import Card
 from ..events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from ..phrase import N_, Phrase
 from ..refusal import Refusal
 from ..setup import Setup
 
 ACTIONS = ("reveal", "sold", "free", "penalty", "overbid", "side_sale", "exchange")
+# The player fields of the forms, as a refusal names them.
+PLAYER_FIELDS = {"winner": N_("winner"), "player": N_("player"), "seller": N_("seller"),
+                 "buyer": N_("buyer"), "opponent": N_("opponent")}
 
 
 def card_value(setup: Setup, card: Card) -> str:
@@ -78,7 +82,8 @@ class _Reader:
     def player(self, field: str) -> str:
         seat = whole(self.form.get(field), len(self.setup.players))
         if seat is None:
-            raise Refusal("form", "choose a player for {field}", field=field.replace("_", " "))
+            raise Refusal("form", "choose a player for {field}",
+                          field=Phrase(PLAYER_FIELDS[field]))
         return self.setup.players[seat]
 
     def price(self, field: str) -> int:

@@ -3,9 +3,11 @@ import json
 import secrets
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext
 
 from .. import games
 from ..cards import DEFAULT_FAMILIES
+from ..phrase import N_, Phrase
 from ..refusal import Refusal
 from .forms import whole
 from .pages import store
@@ -57,8 +59,8 @@ def import_game():
     try:
         record = json.loads(upload.read().decode("utf-8")) if upload else None
     except (UnicodeDecodeError, ValueError):
-        return _home(request.form, "That file is not a game record: choose a JSON file "
-                                   "exported by Templari Companion."), 422
+        return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
+                                             "file exported by Templari Companion."))), 422
     return _create(record, games.Options(money_open=request.form.get("money") == "open"),
                    request.form)
 
@@ -67,12 +69,13 @@ def _create(record, options, form):
     try:
         token = games.create(store(), record, options)
     except Refusal as refusal:
-        where = "" if refusal.event is None else f"action {refusal.event + 1}: "
-        return _home(form, where + refusal.message), 422
+        error = refusal if refusal.event is None else Phrase(
+            N_("action {number}: {reason}"), number=refusal.event + 1, reason=refusal)
+        return _home(form, error), 422
     return redirect(url_for("table.table", token=token), 303)
 
 
 def _home(form=None, error=None):
     listed = [games.Game(stored) for stored in store().games()]
     return render_template("home.html", games=listed, form=form, error=error,
-                           families=DEFAULT_FAMILIES)
+                           families=[gettext(family) for family in DEFAULT_FAMILIES])

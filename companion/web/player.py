@@ -1,5 +1,6 @@
 """A player's phone: take a seat, see your own coins, check a bid before making it."""
 from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask_babel import gettext
 
 from ..refusal import Refusal
 from ..store import Conflict, SeatTaken
@@ -26,13 +27,13 @@ def take_seat(token):
         return redirect(url_for("player.me", token=token), 303)
     seat = whole(request.form.get("seat"), len(game.setup.players))
     if seat is None:
-        return render_template("join.html", game=game, note="Choose your seat."), 422
+        return render_template("join.html", game=game, note=gettext("Choose your seat.")), 422
     try:
         seat_token = store().claim_seat(token, seat)
     except (SeatTaken, Conflict):
         return render_template("join.html", game=game,
-                               note="That seat is already taken on another phone. "
-                                    "Ask the host to free it if it is yours."), 409
+                               note=gettext("That seat is already taken on another phone. "
+                                            "Ask the host to free it if it is yours.")), 409
     session["seats"] = {**session.get("seats", {}), token: seat_token}
     session.permanent = True
     return redirect(url_for("player.me", token=token), 303)

@@ -5,6 +5,7 @@ from flask import (Blueprint, Response, abort, current_app, redirect, render_tem
                    request, url_for)
 
 from .. import games
+from ..phrase import N_, Phrase
 from ..qr import qr_svg
 from ..refusal import Refusal
 from ..store import Conflict
@@ -14,7 +15,7 @@ from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .pages import game_or_404, live_or_204, respond, seat_of, store
 
 blueprint = Blueprint("table", __name__)
-CONFLICT = "Another device changed the game first; this screen now shows it."
+CONFLICT = Phrase(N_("Another device changed the game first; this screen now shows it."))
 
 
 @blueprint.get("/g/<token>")
@@ -77,7 +78,7 @@ def correct(token, index):
     try:
         games.correct(store(), game, _version(), index, parse_action(game.setup, request.form))
     except Refusal as refusal:
-        return _edit_page(game, index, form_dict(request.form), refusal.message), 422
+        return _edit_page(game, index, form_dict(request.form), refusal), 422
     except Conflict:
         return _edit_page(game_or_404(token), index, form_dict(request.form), CONFLICT), 409
     return redirect(url_for("table.history", token=token), 303)
@@ -137,9 +138,11 @@ def _change(game, action):
                        values=form_dict(request.form))
     except Conflict:
         latest = game_or_404(game.token)
-        what = views.describe(latest, latest.events[-1]) if latest.events else "a change"
+        what = (views.describe(latest, latest.events[-1]) if latest.events
+                else Phrase(N_("a change")))
         return respond(game.token, "_table_live.html", _context, status=409,
-                       note=f"{CONFLICT} It recorded: {what}.")
+                       note=Phrase(N_("{conflict} It recorded: {what}."), conflict=CONFLICT,
+                                   what=what))
     return respond(game.token, "_table_live.html", _context,
                    redirect_to=url_for("table.table", token=game.token))
 

@@ -3,12 +3,14 @@ from dataclasses import dataclass
 
 from ..bidding import bid_problems, highest_bid
 from ..cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, Card
-from ..events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from ..games import Game
+from ..phrase import N_, Names, Phrase
+from ..refusal import Refusal
 from ..state import GameState, sale_preview
 from .forms import card_value
 
-FREE_AT_ZERO = "French rules: a win at 0 is a free lot, no money moves (R8)"
+FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
 
 # Colour and symbol of each family, by its place in the game's list (R1).
 LOOKS = (("#c62828", "♦"), ("#b8860b", "★"), ("#2e7d32", "♣"),
@@ -36,7 +38,8 @@ class PlayerView:
     seat: int
     name: str
     cards: tuple[CardView, ...]
-    forbidden: str
+    endings: str
+    forbidden: Phrase
     coins: int | None
     excluded: bool
     start: bool
@@ -49,10 +52,15 @@ def card_view(game: Game, card: Card) -> CardView:
 
 
 def endings(digits) -> str:
+    """The forbidden endings of bids as the table writes them: '..4 ..6' (R3)."""
+    return " ".join(f"..{digit}" for digit in sorted(digits))
+
+
+def forbidden(digits) -> Phrase:
     """'cannot bid ..4 ..6', or that every ending is allowed (R3)."""
     if not digits:
-        return "may bid any amount"
-    return "cannot bid " + " ".join(f"..{digit}" for digit in sorted(digits))
+        return Phrase(N_("may bid any amount"))
+    return Phrase(N_("cannot bid {endings}"), endings=endings(digits))
 
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
@@ -65,7 +73,8 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
             seat=seat, name=name,
             cards=tuple(card_view(game, card) for card in
                         sorted(state.hands[seat], key=lambda c: (order[c.family], c.number))),
-            forbidden=endings(state.forbidden_digits(name)),
+            endings=endings(state.forbidden_digits(name)),
+            forbidden=forbidden(state.forbidden_digits(name)),
             coins=state.coins[seat] if game.options.money_open or viewer == seat
             or state.finished else None,
             excluded=seat in state.excluded, start=seat == state.start,
@@ -97,16 +106,17 @@ def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardVi
 class BidCheck:
     """The answer to 'may this player win at this price, and who is paid then?'."""
 
-    problems: list
-    payment: str
-    reason: str
+    problems: list[Refusal]
+    payment: Phrase
+    reason: Phrase | None
 
 
-def public_message(refusal, secret: bool) -> str:
+def public_message(refusal: Refusal, secret: bool) -> Refusal:
     """A refusal as the table may see it: with money secret, no coin totals (R12)."""
     if secret and refusal.rule == "R5" and "coins" in refusal.params:
-        return "{player} cannot pay {amount} (R5)".format(**refusal.params)
-    return refusal.message
+        return Refusal("R5", "{player} cannot pay {amount}", player=refusal.params["player"],
+                       amount=refusal.params["amount"])
+    return refusal
 
 
 def check_bid(state: GameState, name: str, amount: int, secret: bool) -> BidCheck:
@@ -118,34 +128,46 @@ def check_bid(state: GameState, name: str, amount: int, secret: bool) -> BidChec
                 if not (secret and problem.rule == "R5")]
     sale = sale_preview(state, name, amount)
     if sale is None:
-        return BidCheck(problems, FREE_AT_ZERO, "")
-    return BidCheck(problems, sale.instructions, sale.reason)
+        return BidCheck(problems, FREE_AT_ZERO, None)
+    return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase)
 
 
 def best_bid(state: GameState, seat: int) -> int | None:
     return highest_bid(state.hands[seat], state.coins[seat])
 
 
-def describe(game: Game, event) -> str:
+def describe(game: Game, event) -> Phrase:
     """One event in plain words, for the history and for notes."""
     if isinstance(event, Reveal):
-        return "Revealed " + " and ".join(str(card_view(game, card)) for card in event.cards)
+        return Phrase(N_("Revealed {cards}"),
+                      cards=Names(str(card_view(game, card)) for card in event.cards))
     if isinstance(event, Sold):
-        return f"{event.winner} bought the lot for {event.price}"
+        return Phrase(N_("{winner} bought the lot for {price}"), winner=event.winner,
+                      price=event.price)
     if isinstance(event, Free):
-        return "Nobody bid: the start player took the lot for free"
+        return Phrase(N_("Nobody bid: the start player took the lot for free"))
     if isinstance(event, Penalty):
-        return f"{event.player} made a forbidden bid: 1 coin to the pot"
+        return Phrase(N_("{player} made a forbidden bid: 1 coin to the pot"), player=event.player)
+    if isinstance(event, Overbid) and event.discard:
+        return Phrase(N_("{player} bid more than they hold, discarded {card}; "
+                         "the auction restarts"),
+                      player=event.player, card=str(card_view(game, event.discard)))
     if isinstance(event, Overbid):
-        discard = f", discarded {card_view(game, event.discard)}" if event.discard else ""
-        return f"{event.player} bid more than they hold{discard}; the auction restarts"
+        return Phrase(N_("{player} bid more than they hold; the auction restarts"),
+                      player=event.player)
     if isinstance(event, SideSale):
-        return (f"{event.seller} sold {card_view(game, event.card)} to {event.buyer} "
-                f"for {event.price}")
+        return Phrase(N_("{seller} sold {card} to {buyer} for {price}"), seller=event.seller,
+                      card=str(card_view(game, event.card)), buyer=event.buyer,
+                      price=event.price)
     if isinstance(event, Exchange):
-        return (f"{event.player} took {card_view(game, event.takes)} from {event.opponent} "
-                f"and gave {card_view(game, event.gives)}")
-    return event.kind
+        return Phrase(N_("{player} took {takes} from {opponent} and gave {gives}"),
+                      player=event.player, takes=str(card_view(game, event.takes)),
+                      opponent=event.opponent, gives=str(card_view(game, event.gives)))
+    if isinstance(event, Bid):
+        return Phrase(N_("{player} bid {amount}"), player=event.player, amount=event.amount)
+    if isinstance(event, Pass):
+        return Phrase(N_("{player} passed"), player=event.player)
+    return Phrase(event.kind)
 
 
 def status(game: Game) -> dict:
@@ -154,22 +176,22 @@ def status(game: Game) -> dict:
                 lot=[card_view(game, card) for card in game.state.lot])
 
 
-def payment_of(game: Game, index: int) -> str | None:
+def payment_of(game: Game, index: int) -> Phrase | None:
     """The payment event `index` brought, if it was a sale."""
     if not isinstance(game.events[index], Sold):
         return None
     before, after = game.states[index], game.states[index + 1]
     if after.last_sale is before.last_sale:
         return FREE_AT_ZERO
-    return after.last_sale.instructions
+    return after.last_sale.instructions_phrase
 
 
-def last_payment(game: Game) -> str | None:
+def last_payment(game: Game) -> Phrase | None:
     """The payment to hand over now, if the last action was a sale."""
     return payment_of(game, len(game.events) - 1) if game.events else None
 
 
-def rounds(game: Game) -> list[list[tuple[int, str, str | None]]]:
+def rounds(game: Game) -> list[list[tuple[int, Phrase, Phrase | None]]]:
     """The history: each round's events as (index, words, payment)."""
     history = [[]]
     for index, event in enumerate(game.events):

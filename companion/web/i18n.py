@@ -1,0 +1,131 @@
+"""English and French: each request's language, the switch, and the core's texts translated.
+
+The language is the `lang` cookie set by the switch in every page's header, else
+the browser's preferred one, else English. The rules core speaks English
+templates with parameters (`Refusal`, `Phrase`, `Names`, `Series`); `say` is the
+one place where they are translated and filled in. The rules edition a game is
+played with is a game setting and has nothing to do with this.
+"""
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, redirect, request
+from flask_babel import Babel, get_locale, gettext
+
+from ..phrase import N_, Names, Phrase, Series
+from ..refusal import Refusal
+
+LANGUAGES = {"en": "English", "fr": "Français"}
+DEFAULT = "en"
+COOKIE = "lang"
+ONE_YEAR = 365 * 24 * 3600
+
+blueprint = Blueprint("i18n", __name__)
+
+
+def init(app) -> None:
+    """Flask-Babel with this app's catalogs (compiled first if needed), the switch, `say`."""
+    from . import catalogs  # here: `python -m companion.web.catalogs` must not import it twice
+
+    catalogs.compile_stale()
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(catalogs.TRANSLATIONS))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
+    Babel(app, locale_selector=language)
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
+    app.jinja_env.filters["say"] = say
+    app.register_blueprint(blueprint)
+    app.context_processor(lambda: {"language": str(get_locale() or DEFAULT),
+                                   "languages": LANGUAGES, "here": _here()})
+    app.after_request(_vary)
+
+
+def language() -> str:
+    """The switch's choice (cookie), else the browser's best match, else English."""
+    chosen = request.cookies.get(COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    for accepted, quality in request.accept_languages:  # best first; 'en-GB' counts as 'en'
+        primary = accepted.split("-")[0].split("_")[0].lower()
+        if primary in LANGUAGES and quality > 0:
+            return primary
+    return DEFAULT
+
+
+@blueprint.get("/lang/<code>")
+def switch(code):
+    """Remember the language on this device for a year, and go back to the page."""
+    if code not in LANGUAGES:
+        abort(404)
+    response = redirect(local_path(request.args.get("next")), 303)
+    response.set_cookie(COOKIE, code, max_age=ONE_YEAR, httponly=True, samesite="Lax",
+                        secure=request.is_secure)
+    return response
+
+
+def local_path(target) -> str:
+    """`target` if it is a path on this site ('/g/abc?x=1'), else '/'."""
+    if (not isinstance(target, str) or not target.startswith("/") or target.startswith("//")
+            or "\\" in target or any(ord(char) < 32 or ord(char) == 127 for char in target)):
+        return "/"
+    parts = urlsplit(target)
+    return "/" if parts.scheme or parts.netloc else target
+
+
+def _here() -> str:
+    """Where the switch comes back to: this page, or for a form's answer the form's page."""
+    if request.method == "GET":
+        return local_path(request.full_path.rstrip("?"))
+    referrer = urlsplit(request.referrer or "")
+    if referrer.netloc != request.host:
+        return "/"
+    return local_path(referrer.path + (f"?{referrer.query}" if referrer.query else ""))
+
+
+def _vary(response):
+    """A page depends on the language chosen: no cache may give it to another device."""
+    response.vary.update(("Accept-Language", "Cookie"))
+    return response
+
+
+def say(value) -> str:
+    """A text of the rules core (or of this shell) in the request's language.
+
+    Refusals and phrases are translated, then filled in with their parameters,
+    themselves translated; lists of names are joined with the language's 'and'.
+    Anything else (a name, a number) is shown as it is.
+    """
+    if isinstance(value, Refusal):
+        return value.with_rule(_fill(value.text, value.params))
+    if isinstance(value, Phrase):
+        return _fill(value.template, value.params)
+    if isinstance(value, Names):
+        return join_names(value)
+    if isinstance(value, Series):
+        return ", ".join(say(item) for item in value)
+    return "" if value is None else str(value)
+
+
+def join_names(names) -> str:
+    """'Anna', 'Anna and Bert', 'Anna, Bert and Claus', in the request's language."""
+    texts = [say(name) for name in names]
+    if len(texts) < 2:
+        return "".join(texts)
+    return _format(N_("{names} and {last}"), {"names": ", ".join(texts[:-1]),
+                                              "last": texts[-1]})
+
+
+def _fill(template: str, params: dict) -> str:
+    return _format(template, {key: _param(key, value) for key, value in params.items()})
+
+
+def _format(template: str, values: dict) -> str:
+    """The translated template filled in; a translation that does not fit falls back to English."""
+    try:
+        return gettext(template).format(**values)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return template.format(**values)
+
+
+def _param(key: str, value):
+    if isinstance(value, (Refusal, Phrase, Names, Series)):
+        return say(value)
+    return value
