@@ -191,8 +191,8 @@ def submit(client, url, form_key, htmx=False, **values):
     """GET `url`, fill in its form `form_key` (see find_form) with `values`, POST it.
 
     A value None drops a field. The CSRF token also travels in the X-CSRF-Token header,
-    as the page's htmx sends it (the action forms' own csrf_token field is empty: see
-    test_web_security). With `htmx` the request says so and the answer is the fragment.
+    as the page's htmx sends it. With `htmx` the request says so and the answer is the
+    fragment.
     """
     page = client.get(url)
     assert page.status_code == 200, page.status_code

@@ -1,11 +1,11 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
 from ..cards import Card
-from ..events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from ..phrase import N_, Phrase
 from ..refusal import Refusal
 from ..setup import Setup
 
-ACTIONS = ("reveal", "sold", "free", "penalty", "overbid", "side_sale", "exchange")
+ACTIONS = ("reveal", "sold", "free", "penalty", "overbid", "side_sale", "exchange", "bid", "pass")
 # The player fields of the forms, as a refusal names them.
 PLAYER_FIELDS = {"winner": N_("winner"), "player": N_("player"), "seller": N_("seller"),
                  "buyer": N_("buyer"), "opponent": N_("opponent")}
@@ -33,6 +33,8 @@ def parse_action(setup: Setup, form) -> object:
         "exchange": lambda: Exchange(reader.player("player"), reader.card(form.get("gives", "")),
                                      reader.player("opponent"),
                                      reader.card(form.get("takes", ""))),
+        "bid": lambda: Bid(reader.player("player"), reader.price("amount")),
+        "pass": lambda: Pass(reader.player("player")),
     }[kind]()
 
 

@@ -49,7 +49,7 @@ def new_game():
         "events": [],
         **start_player,
     }
-    return _create(record, games.Options(money_open=form.get("money") == "open"), form)
+    return _create(record, _options(form), form)
 
 
 @blueprint.post("/import")
@@ -61,8 +61,13 @@ def import_game():
     except (UnicodeDecodeError, ValueError):
         return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
                                              "file exported by Templari Companion."))), 422
-    return _create(record, games.Options(money_open=request.form.get("money") == "open"),
+    return _create(record, _options(request.form),
                    request.form)
+
+
+def _options(form) -> games.Options:
+    """The companion's own settings chosen on the new game or import form."""
+    return games.Options(money_open=form.get("money") == "open", live_auction="live" in form)
 
 
 def _create(record, options, form):

@@ -2,6 +2,11 @@
 from flask import abort, current_app, redirect, render_template, request, session
 
 from .. import games
+from ..phrase import N_, Phrase
+from ..refusal import Refusal
+from ..store import Conflict
+from .forms import form_dict, whole
+from .views import describe, public_message
 
 
 def store():
@@ -32,6 +37,38 @@ def live_or_204(token: str, render):
     if str(version) == request.args.get("v"):
         return "", 204
     return render(game_or_404(token))
+
+
+CONFLICT = Phrase(N_("Another device changed the game first; this screen now shows it."))
+
+
+def change(game: games.Game, action, partial: str, context, done: str):
+    """Apply a change; on a refusal or a lost race, show why and change nothing.
+
+    `action(version)` makes the change; `partial` and `context` draw the live part
+    of the page that sent it; `done` is where a browser without htmx goes next.
+    """
+    try:
+        action(version_sent())
+    except Refusal as refusal:
+        message = public_message(refusal, not game.options.money_open)
+        return respond(game.token, partial, context, status=422,
+                       error={"action": request.form.get("action"), "message": message},
+                       values=form_dict(request.form))
+    except Conflict:
+        latest = game_or_404(game.token)
+        what = (describe(latest, latest.events[-1]) if latest.events
+                else Phrase(N_("a change")))
+        return respond(game.token, partial, context, status=409,
+                       note=Phrase(N_("{conflict} It recorded: {what}."), conflict=CONFLICT,
+                                   what=what))
+    return respond(game.token, partial, context, redirect_to=done)
+
+
+def version_sent() -> int:
+    """The game version the submitted form was showing (-1 if missing)."""
+    version = whole(request.form.get("version"))
+    return -1 if version is None else version
 
 
 def respond(token: str, partial: str, context, redirect_to=None, status=200, **extra):

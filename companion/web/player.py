@@ -5,8 +5,10 @@ from flask_babel import gettext
 from ..refusal import Refusal
 from ..store import Conflict, SeatTaken
 from . import views
+from .. import games
+from ..events import Bid, Pass
 from .forms import parse_amount, whole
-from .pages import game_or_404, live_or_204, seat_of, store
+from .pages import change, game_or_404, live_or_204, seat_of, store
 from .security import require_host
 
 blueprint = Blueprint("player", __name__)
@@ -77,13 +79,35 @@ def check(token):
         return render_template("_check.html", check=None)
     if seat is None:
         return render_template("_check.html", check=None)
-    check = views.check_bid(game.state, game.setup.players[seat], amount, secret=False)
+    auction = game.state.auction
+    high = auction.high if auction is not None and auction.touched else None
+    check = views.check_bid(game.state, game.setup.players[seat], amount, secret=False, high=high)
     return render_template("_check.html", check=check)
 
 
-def _context(game) -> dict:
+@blueprint.post("/g/<token>/me/act")
+def act(token):
+    """Live auction: bid or drop out from your own phone, when it is your turn (R3)."""
+    game = game_or_404(token)
+    seat = seat_of(game)
+    if seat is None:
+        return redirect(url_for("player.join", token=token), 303)
+    return change(game, lambda version: games.append(
+        store(), game, version, _my_move(game.setup.players[seat])), "_me_live.html",
+        _context, url_for("player.me", token=token))
+
+
+def _my_move(name: str):
+    """The phone's own bid or pass; nobody else's."""
+    if request.form.get("action") == "pass":
+        return Pass(name)
+    return Bid(name, parse_amount(request.form.get("amount", "")))
+
+
+def _context(game, error=None, note=None, values=None) -> dict:
     seat = seat_of(game)
     state = game.state
     players = views.players(game, seat)
     return dict(**views.status(game), seat=seat, me=players[seat],
-                best=views.best_bid(state, seat), players=players)
+                best=views.best_bid(state, seat), players=players,
+                auction=views.auction_view(game), error=error, note=note, values=values or {})

@@ -5,17 +5,15 @@ from flask import (Blueprint, Response, abort, current_app, redirect, render_tem
                    request, url_for)
 
 from .. import games
-from ..phrase import N_, Phrase
 from ..qr import qr_svg
 from ..refusal import Refusal
 from ..store import Conflict
 from . import views
 from .chart import coins_chart
-from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import game_or_404, live_or_204, respond, seat_of, store
+from .forms import form_dict, form_values, parse_action, parse_amount
+from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
 
 blueprint = Blueprint("table", __name__)
-CONFLICT = Phrase(N_("Another device changed the game first; this screen now shows it."))
 
 
 @blueprint.get("/g/<token>")
@@ -56,6 +54,22 @@ def preview(token):
     return render_template("_check.html", check=check)
 
 
+@blueprint.get("/g/<token>/bid-check")
+def bid_check(token):
+    """Live auction: warn about the bid being typed for the player whose turn it is."""
+    game = game_or_404(token)
+    auction = views.auction_view(game)
+    try:
+        amount = parse_amount(request.args.get("amount", ""))
+    except Refusal:
+        amount = None
+    if auction is None or amount is None:
+        return render_template("_bid_warning.html", warning=None)
+    held = [entry for entry in views.held_cards(game, game.state) if entry[1] == auction.seat]
+    return render_template("_bid_warning.html", game=game, auction=auction, held_by_turn=held,
+                           warning=views.bid_warning(game, auction, amount))
+
+
 @blueprint.get("/g/<token>/history")
 def history(token):
     game = game_or_404(token)
@@ -76,7 +90,7 @@ def correct(token, index):
     if index >= len(game.events):
         abort(404)
     try:
-        games.correct(store(), game, _version(), index, parse_action(game.setup, request.form))
+        games.correct(store(), game, version_sent(), index, parse_action(game.setup, request.form))
     except Refusal as refusal:
         return _edit_page(game, index, form_dict(request.form), refusal), 422
     except Conflict:
@@ -124,30 +138,10 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), players=views.players(game, viewer),
                 grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
                 error=error, note=note, viewer=viewer, values=values or {},
+                auction=views.auction_view(game),
                 last=views.describe(game, game.events[-1]) if game.events else None)
 
 
 def _change(game, action):
-    """Apply a change; on a refusal or a lost race, show why and change nothing."""
-    try:
-        action(_version())
-    except Refusal as refusal:
-        message = views.public_message(refusal, not game.options.money_open)
-        return respond(game.token, "_table_live.html", _context, status=422,
-                       error={"action": request.form.get("action"), "message": message},
-                       values=form_dict(request.form))
-    except Conflict:
-        latest = game_or_404(game.token)
-        what = (views.describe(latest, latest.events[-1]) if latest.events
-                else Phrase(N_("a change")))
-        return respond(game.token, "_table_live.html", _context, status=409,
-                       note=Phrase(N_("{conflict} It recorded: {what}."), conflict=CONFLICT,
-                                   what=what))
-    return respond(game.token, "_table_live.html", _context,
-                   redirect_to=url_for("table.table", token=game.token))
-
-
-def _version() -> int:
-    """The game version the submitted form was showing (-1 if missing)."""
-    version = whole(request.form.get("version"))
-    return -1 if version is None else version
+    return change(game, action, "_table_live.html", _context,
+                  url_for("table.table", token=game.token))

@@ -119,17 +119,63 @@ def public_message(refusal: Refusal, secret: bool) -> Refusal:
     return refusal
 
 
-def check_bid(state: GameState, name: str, amount: int, secret: bool) -> BidCheck:
-    """Every reason the bid is not allowed, and the payment it would bring.
-
-    With money secret (R12) the table is not told what a player cannot afford.
+def check_bid(state: GameState, name: str, amount: int, secret: bool,
+              high: int | None = None) -> BidCheck:
+    """Every reason the bid is not allowed (above `high`, if any), and the payment it
+    would bring. With money secret (R12) the table is not told what a player cannot afford.
     """
-    problems = [problem for problem in bid_problems(state, name, amount)
+    problems = [problem for problem in bid_problems(state, name, amount, high)
                 if not (secret and problem.rule == "R5")]
     sale = sale_preview(state, name, amount)
     if sale is None:
         return BidCheck(problems, FREE_AT_ZERO, None)
     return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase)
+
+
+@dataclass(frozen=True)
+class AuctionView:
+    """A live auction as the screens show it (R3)."""
+
+    turn: str
+    seat: int
+    high: int | None
+    leader: str | None
+    still_in: tuple[str, ...]
+    forbidden: Phrase
+    lowest: int
+
+
+def auction_view(game: Game) -> AuctionView | None:
+    """The running live auction, or None (result mode, no lot, or already over)."""
+    auction = game.state.auction
+    if not game.options.live_auction or auction is None or auction.turn is None:
+        return None
+    names = game.setup.players
+    return AuctionView(
+        turn=names[auction.turn], seat=auction.turn, high=auction.high,
+        leader=None if auction.leader is None else names[auction.leader],
+        still_in=tuple(names[seat] for seat in auction.active),
+        forbidden=forbidden(game.state.forbidden_digits(names[auction.turn])),
+        lowest=0 if auction.high is None else auction.high + 1)
+
+
+@dataclass(frozen=True)
+class BidWarning:
+    """Why a bid may not be made, and which booking fits if it was said anyway."""
+
+    problems: list[Refusal]
+    penalty: bool
+    overbid: bool
+
+
+def bid_warning(game: Game, auction: AuctionView, amount: int) -> BidWarning:
+    """Warn before the bid of the player whose turn it is: a forbidden ending is a
+    penalty (R4), more than they hold an overbid (R5); as the table may see it."""
+    problems = bid_problems(game.state, auction.turn, amount, auction.high)
+    return BidWarning(
+        problems=[public_message(problem, not game.options.money_open) for problem in problems],
+        penalty=any(problem.rule == "R3" and "digit" in problem.params for problem in problems),
+        overbid=any(problem.rule == "R5" for problem in problems))
 
 
 def best_bid(state: GameState, seat: int) -> int | None:

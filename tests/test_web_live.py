@@ -1,0 +1,106 @@
+"""Live auction mode over HTTP: the table referees bid by bid, phones bid on their turn."""
+from companion import games
+from tests.web_helpers import (act, alerts, find_form, join, new_game, page_headers, stored,
+                               submit, text, undo)
+from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
+
+LOT = ("reveal", "red 1", "blue 5")
+
+
+def live_game(host, **values):
+    token = new_game(host, live="on", **values)
+    act(host, token, *LOT)
+    return token
+
+
+def bid(client, token, amount):
+    return submit(client, f"/g/{token}", "action-bid", amount=str(amount))
+
+
+def drop_out(client, token):
+    return submit(client, f"/g/{token}", "action-pass")
+
+
+def state(app, token):
+    return games.load(app.config["STORE"], token).state
+
+
+def test_R8_a_refereed_auction_pays_exactly_as_the_result_entered_directly(app, host):
+    live = live_game(host)
+    for response in (drop_out(host, live), bid(host, live, 3), drop_out(host, live)):
+        assert response.status_code == 303, alerts(response)
+    entered = new_game(host)
+    act(host, entered, *LOT)
+    act(host, entered, "sold", "Bert", 3)
+    after_live, after_result = state(app, live), state(app, entered)
+    assert (after_live.coins, after_live.pot, after_live.hands, after_live.start) == (
+        after_result.coins, after_result.pot, after_result.hands, after_result.start)
+    assert "Bert pays 3" in text(host.get(f"/g/{live}"))
+
+
+def test_R3_the_table_shows_whose_turn_it_is_and_the_bid_to_beat(host):
+    token = live_game(host)
+    assert "Anna's turn" in text(host.get(f"/g/{token}"))
+    bid(host, token, 2)
+    page = text(host.get(f"/g/{token}"))
+    assert "High bid: Anna, 2" in page and "Bert's turn" in page and "at least 3" in page
+
+
+def test_R3_a_phone_bids_on_its_own_turn_and_not_before(app, host, phone):
+    token = live_game(host)
+    join(phone, token, "Bert")
+    assert "Anna's turn" in text(phone.get(f"/g/{token}/me"))
+    early = phone.post(f"/g/{token}/me/act", data={"action": "bid", "amount": "4",
+                                                   "version": str(stored(app, token)[0])},
+                       headers=page_headers(phone.get(f"/g/{token}/me")))
+    assert "it is Anna's turn to bid or pass, not Bert's (R3)" in alerts(early)
+    bid(host, token, 2)
+    response = submit(phone, f"/g/{token}/me", "action-bid", amount="4")
+    assert response.status_code == 303
+    assert "High bid: Bert, 4" in text(host.get(f"/g/{token}"))
+
+
+def test_R4_a_forbidden_bid_is_warned_and_booked_as_a_penalty_in_one_tap(app, host):
+    token = new_game(host, live="on")
+    act(host, token, *LOT)
+    for step in (drop_out, drop_out):
+        step(host, token)
+    bid(host, token, 0)  # Claus takes red 1 and blue 5 for 0: he now holds a 1 and a 5
+    act(host, token, "reveal", "green 2", "yellow 6")
+    warning = host.get(f"/g/{token}/bid-check?amount=11")
+    assert "Claus holds a 1: a bid of 11 is forbidden (R3)" in alerts(warning)
+    form = find_form(warning, "book-penalty")
+    response = host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
+    assert response.status_code == 303
+    assert state(app, token).pot == 1
+    assert "Claus's turn" in text(host.get(f"/g/{token}"))
+
+
+def test_R5_an_unaffordable_bid_is_booked_as_an_overbid_and_the_auction_restarts(app, host):
+    token = live_game(host)
+    warning = host.get(f"/g/{token}/bid-check?amount=13")
+    assert "Anna cannot pay 13 (R5)" in alerts(warning)  # money is secret (R12)
+    form = find_form(warning, "book-overbid")
+    host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
+    page = text(host.get(f"/g/{token}"))
+    assert "Bert's turn" in page and "Still in: Bert, Claus" in page
+
+
+def test_R8_french_rules_an_opening_0_that_nobody_raises_is_a_free_lot(app, host):
+    token = live_game(host, edition="fr")
+    for response in (bid(host, token, 0), drop_out(host, token), drop_out(host, token)):
+        assert response.status_code == 303, alerts(response)
+    after = state(app, token)
+    assert after.coins == (12, 12, 12) and after.rounds_played == 1
+    assert [card.number for card in after.hand_of("Anna")] == [1, 5]
+
+
+def test_undo_takes_back_the_last_pass_and_the_sale_it_brought(app, host):
+    token = live_game(host)
+    bid(host, token, 2)
+    drop_out(host, token)
+    drop_out(host, token)
+    assert state(app, token).rounds_played == 1
+    undo(host, token)
+    after = state(app, token)
+    assert after.rounds_played == 0 and after.players[after.auction.turn] == "Claus"
