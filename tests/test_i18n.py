@@ -29,8 +29,8 @@ from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = sorted((ROOT / "templates").glob("*.html"))
 FRENCH = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.8"}
-# Text that is the same in every language: the brand and each language's own name.
-UNTRANSLATED = ("Templari Companion", "English", "Français")
+# Text that is the same in every language: the brand, each language's own name and code.
+UNTRANSLATED = ("Templari Companion", "English", "Français", "EN", "FR")
 
 
 # --- the catalog ---------------------------------------------------------------
@@ -234,8 +234,9 @@ def test_table_page_in_french(french, game):
                      "Tour 1 : révélez le lot", "Révéler ces 2 cartes",
                      "Enchère personnelle (avant la révélation)",
                      "peut miser n'importe quelle somme",
-                     "Historique", "Exporter la partie", "English", "Français"):
+                     "Historique", "Exporter la partie"):
         assert expected in words, expected
+    assert 'aria-label="English"' in body(page) and 'aria-label="Français"' in body(page)
     assert "Round" not in words and "reveal" not in words
 
 

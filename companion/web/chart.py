@@ -2,8 +2,10 @@
 from flask_babel import gettext
 from markupsafe import escape
 
-PLAYER_COLOURS = ("#d32f2f", "#1976d2", "#388e3c", "#f57c00", "#7b1fa2")
-WIDTH, HEIGHT, MARGIN = 640, 300, 40
+WIDTH, HEIGHT, MARGIN, RIGHT = 640, 300, 40, 120
+LABEL_GAP = 18  # the least distance between two end labels
+
+
 
 
 def coins_chart(game) -> str:
@@ -11,25 +13,34 @@ def coins_chart(game) -> str:
     series = _coins_per_round(game)
     rounds = len(series[0]) - 1
     top = max(max(line) for line in series) or 1
-    x = lambda r: MARGIN + r * (WIDTH - 2 * MARGIN) / max(rounds, 1)
+    x = lambda r: MARGIN + r * (WIDTH - MARGIN - RIGHT) / max(rounds, 1)
     y = lambda c: HEIGHT - MARGIN - c * (HEIGHT - 2 * MARGIN) / top
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
              f'role="img" aria-label="{escape(gettext("Coins of each player after each round"))}">',
-             f'<line x1="{MARGIN}" y1="{y(0)}" x2="{WIDTH - MARGIN}" y2="{y(0)}" stroke="currentColor"/>',
+             f'<line x1="{MARGIN}" y1="{y(0)}" x2="{x(rounds)}" y2="{y(0)}" stroke="currentColor"/>',
              f'<text x="{MARGIN}" y="{HEIGHT - 12}" fill="currentColor">{_round(0)}</text>',
-             f'<text x="{WIDTH - MARGIN}" y="{HEIGHT - 12}" text-anchor="end" '
+             f'<text x="{x(rounds)}" y="{HEIGHT - 12}" text-anchor="end" '
              f'fill="currentColor">{_round(rounds)}</text>',
              f'<text x="4" y="{y(top) + 4}" fill="currentColor">{top}</text>']
+    labels = _label_heights([y(line[-1]) for line in series])
     for seat, line in enumerate(series):
-        colour = PLAYER_COLOURS[seat]
         points = " ".join(f"{x(r):.1f},{y(c):.1f}" for r, c in enumerate(line))
         name = escape(game.setup.players[seat])
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="3" '
-                     f'points="{points}"><title>{name}</title></polyline>')
-        parts.append(f'<text x="{x(rounds) + 4:.1f}" y="{y(line[-1]) + 4:.1f}" '
-                     f'fill="{colour}" font-size="13">{name} {line[-1]}</text>')
+        parts.append(f'<g class="p{seat}"><polyline fill="none" stroke="currentColor" '
+                     f'stroke-width="3" points="{points}"><title>{name}</title></polyline>'
+                     f'<text x="{x(rounds) + 6:.1f}" y="{labels[seat]:.1f}" '
+                     f'fill="currentColor">{name} {line[-1]}</text></g>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _label_heights(ends: list[float]) -> list[float]:
+    """Where each end label goes: beside its line's end, pushed down off the one above."""
+    heights = [0.0] * len(ends)
+    lowest = float("-inf")
+    for seat in sorted(range(len(ends)), key=ends.__getitem__):
+        heights[seat] = lowest = max(ends[seat] + 5, lowest + LABEL_GAP)
+    return heights
 
 
 def _round(number: int) -> str:
