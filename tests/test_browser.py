@@ -1,59 +1,16 @@
 """One real table in Chromium: the host starts a game, two phones take seats, the table
 records a lot and its sale, and both phones show who pays whom without reloading."""
 import re
-import threading
-from pathlib import Path
 
-import pytest
-
-from tests.web_helpers import FIRST_SALE, PLAYERS, make_app
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-PHONE = dict(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
-WAIT = 5000  # ms: htmx polls every second
-
-
-@pytest.fixture
-def server(tmp_path):
-    """The app served by waitress on a free port of 127.0.0.1: (base URL, app)."""
-    from waitress.server import create_server
-    app = make_app(tmp_path / "data")
-    statuses = []
-    app.after_request(lambda response: statuses.append(response.status_code) or response)
-    srv = create_server(app, host="127.0.0.1", port=0)
-    threading.Thread(target=srv.run, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.effective_port}", app
-    srv.close()
-    assert not app.extensions["test_errors"] and max(statuses, default=200) < 500
-
-
-@pytest.fixture
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (CI does)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
-
-
-def open_page(context, url, errors):
-    page = context.new_page()
-    page.on("pageerror", lambda error: errors.append(error))
-    page.goto(url)
-    return page
+from tests.browser_helpers import ARTIFACTS, PHONE, TABLE, WAIT, open_page
+from tests.web_helpers import FIRST_SALE, PLAYERS
 
 
 def test_phones_see_the_payment_without_reloading(server, browser):
     from playwright.sync_api import expect
-    base, _ = server
+    base = server.url
     errors = []
-    table = open_page(browser.new_context(viewport={"width": 1280, "height": 800}),
-                      base + "/", errors)
+    table = open_page(browser.new_context(**TABLE), base + "/", errors)
     for number, name in enumerate(PLAYERS, start=1):
         table.get_by_label(f"Seat {number}", exact=True).fill(name)
     table.get_by_role("button", name="Start the game").click()
