@@ -33,7 +33,7 @@ def main() -> None:
     app = create_app(tempfile.mkdtemp())
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     token = games.create(app.config["STORE"], record, games.Options())
-    version = app.config["STORE"].version(token)
+    version = app.config["STORE"].poll(token)[0]
     client = app.test_client()
     for label, path, expect in [
         ("table page of a finished 15-round game", f"/g/{token}", 200),

@@ -1,14 +1,14 @@
 """A stored game seen through the rules core, and the one way to change it.
 
-Every change is checked by folding the whole new log through the core before
-it is written, so a refused action, undo or correction changes nothing.
+Every change is checked by folding the new part of the log through the core
+before it is written, so a refused action, undo or correction changes nothing.
 """
 from dataclasses import dataclass
 from functools import cached_property
 
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
-from .state import GameState, apply, auction_result, fold_all
+from .state import GameState, apply_at, auction_result, fold_all
 from .store import Conflict, StoredGame, Store
 
 
@@ -52,24 +52,20 @@ def load(store: Store, token: str) -> Game | None:
 
 def create(store: Store, record: dict, options: Options) -> str:
     """Check a whole record (new or imported) and store it as a new game."""
-    fold_record(record)
+    result = _live_result(options, fold_record(record))
     header = {key: value for key, value in record.items() if key != "events"}
-    return store.create_game(header, vars(options), record.get("events", []))
+    events = record["events"] + [dump_event(event) for event in result]
+    return store.create_game(header, vars(options), events)
 
 
 def append(store: Store, game: Game, version: int, event) -> None:
-    """Record one more event; in live auction mode, with the result it brings about."""
+    """Record one more event (in live auction mode, with the result it brings about)."""
     _check_version(game, version)
-    new_events = [event]
-    if game.options.live_auction:
-        result = auction_result(apply(game.state, event))
-        if result is not None:
-            new_events.append(result)
-    _write(store, game, version, len(game.events), new_events)
+    _write(store, game, version, len(game.events), [event])
 
 
 def undo(store: Store, game: Game, version: int) -> None:
-    """Take back the last event."""
+    """Take back the last action."""
     _check_version(game, version)
     if not game.events:
         raise Refusal("form", "there is nothing to undo")
@@ -86,23 +82,33 @@ def _last_action_size(game: Game) -> int:
 
 def correct(store: Store, game: Game, version: int, index: int, event) -> None:
     """Replace event `index`; every later event is checked again."""
+    _check_version(game, version)
     if not 0 <= index < len(game.events):
         raise Refusal("form", "there is no event {index} to correct", index=index)
     _write(store, game, version, index, [event, *game.events[index + 1:]])
 
 
 def _write(store: Store, game: Game, version: int, keep: int, new_events) -> None:
-    """Fold the new log; refuse with the reason, or store it (Conflict if moved on)."""
-    _check_version(game, version)
-    log = game.events[:keep] + list(new_events)
+    """Check the new events after the first `keep`; refuse with the reason, or store them
+    (Conflict if the game moved on). In live auction mode a log never ends with an
+    auction that is over but not settled: its result is added."""
+    states = [game.states[keep]]
     try:
-        fold_all(game.setup, log)
+        for offset, event in enumerate(new_events):
+            states.append(apply_at(states[-1], event, keep + offset))
     except Refusal as refusal:
-        if refusal.event is not None and refusal.event > keep:
+        if refusal.event > keep:
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
                           number=refusal.event + 1, reason=refusal) from None
         raise
+    new_events = [*new_events, *_live_result(game.options, states[-1])]
     store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])
+
+
+def _live_result(options: Options, state: GameState) -> list:
+    """In live auction mode, the sale or free lot the auction has come to, if it is over."""
+    result = auction_result(state) if options.live_auction else None
+    return [] if result is None else [result]
 
 
 def _check_version(game: Game, version: int) -> None:

@@ -26,7 +26,7 @@ class Setup:
         check_players(self.players)
         check_families(self.families)
         if self.edition not in EDITIONS:
-            raise Refusal("R3", "the edition must be 'en' or 'fr', not {edition!r}",
+            raise Refusal("record", "the edition must be 'en' or 'fr', not {edition!r}",
                           edition=self.edition)
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)

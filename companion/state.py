@@ -133,17 +133,42 @@ def _check_new_card(state: GameState, card: Card) -> None:
 
 def _check_counts(seen, lot) -> None:
     """At most 5 cards of a family and 3 of a number (R1)."""
-    families = [card.family for card in seen]
-    numbers = [card.number for card in seen]
     for card in lot:
-        count = families.count(card.family)
-        if count > FAMILY_SIZE:
+        family_count, number_count = _counts(seen, card)
+        if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
-                          count=count, family=card.family, size=FAMILY_SIZE)
-        count = numbers.count(card.number)
-        if count > NUMBER_COPIES:
+                          count=family_count, family=card.family, size=FAMILY_SIZE)
+        if number_count > NUMBER_COPIES:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
-                          count=count, number=card.number, copies=NUMBER_COPIES)
+                          count=number_count, number=card.number, copies=NUMBER_COPIES)
+
+
+def _counts(seen, card: Card) -> tuple[int, int]:
+    """How many seen cards share `card`'s family, and how many its number."""
+    return (sum(other.family == card.family for other in seen),
+            sum(other.number == card.number for other in seen))
+
+
+def may_reveal(state: GameState, card: Card) -> bool:
+    """Whether `card` can still turn up in a lot: unseen, and neither its family nor its
+    number used up (R1)."""
+    family_count, number_count = _counts(state.seen, card)
+    return (card not in state.seen and family_count < FAMILY_SIZE
+            and number_count < NUMBER_COPIES)
+
+
+def next_actions(state: GameState) -> frozenset[str]:
+    """The kinds of event the round is at (each is still checked when made): before the
+    reveal, the reveal and the round-start variants (R6, R7); after it, the auction's
+    events (R3-R5, R8, R9); a penalty wherever an auction can run (R4)."""
+    if state.finished:
+        return frozenset()
+    if state.lot:
+        live = {"bid", "pass"} if state.auction.outcome()[0] == "open" else set()
+        return frozenset({"sold", "free", "overbid", "penalty", *live})
+    return frozenset({"reveal"}
+                     | ({"side_sale", "penalty"} if state.setup.side_sales else set())
+                     | ({"exchange"} if state.setup.exchange else set()))
 
 
 def _sold(state: GameState, event: Sold) -> GameState:
@@ -197,7 +222,7 @@ def _end_round(state: GameState, hands, **changes) -> GameState:
 
 def _penalty(state: GameState, event: Penalty) -> GameState:
     seat = state.setup.seat(event.player)
-    if not state.lot and not state.setup.side_sales:
+    if "penalty" not in next_actions(state):
         raise Refusal("R4", "no auction is under way for {player} to bid in: the lot is not "
                             "revealed and side sales are off", player=event.player)
     if not state.coins[seat]:

@@ -99,11 +99,14 @@ class Store:
         return StoredGame(token, json.loads(header), json.loads(options), version, events,
                           seats, created)
 
-    def version(self, token: str) -> int | None:
-        """Just the version of a game: the cheap question a poll asks."""
+    def poll(self, token: str, seat_token: str | None = None) -> tuple[int, bool] | None:
+        """The cheap question a screen's poll asks: the game's version, and whether the
+        device's seat (if it names one) is still its own; None for an unknown game."""
         with self._connect() as db:
-            row = db.execute("SELECT version FROM games WHERE token = ?", (token,)).fetchone()
-        return None if row is None else row[0]
+            return db.execute(
+                "SELECT version, ? IS NULL OR EXISTS (SELECT 1 FROM seats WHERE "
+                "seats.game_id = games.id AND seats.token = ?) FROM games WHERE token = ?",
+                (seat_token, seat_token, token)).fetchone()
 
     def games(self) -> list[StoredGame]:
         """Every game, newest first."""

@@ -419,7 +419,7 @@ def test_settlement_and_tie_break_in_french(in_french):
 
 def test_a_translation_that_does_not_fit_falls_back_to_english(in_french, monkeypatch):
     monkeypatch.setattr(i18n, "gettext", lambda text: "{nope} {")
-    assert say(Phrase(N_("{player} passed"), player="Anna")) == "Anna passed"
+    assert say(Phrase(N_("{player} dropped out"), player="Anna")) == "Anna dropped out"
 
 
 def test_english_is_unchanged_by_say(app):

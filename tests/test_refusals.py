@@ -233,7 +233,7 @@ DROP = object()  # a header key to leave out
                  id="R1-negative-start-coins"),
     pytest.param({"variants": {"side_auctions": 1}}, "header: side_auctions must be true or false, not 1",
                  id="variant-number"),
-    pytest.param({"edition": "de"}, "header: the edition must be 'en' or 'fr', not 'de' (R3)",
+    pytest.param({"edition": "de"}, "header: the edition must be 'en' or 'fr', not 'de'",
                  id="R3-unknown-edition"),
     pytest.param({"families": list("abcde")}, "header: the deck has 6 families, not 5 (R1)",
                  id="R1-five-families"),

@@ -1,5 +1,6 @@
 """Live auction mode over HTTP: the table referees bid by bid, phones bid on their turn."""
 from companion import games
+from companion.events import Pass
 from tests.web_helpers import (act, alerts, find_form, join, new_game, page_headers, stored,
                                submit, text, undo)
 from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
@@ -104,3 +105,40 @@ def test_undo_takes_back_the_last_pass_and_the_sale_it_brought(app, host):
     undo(host, token)
     after = state(app, token)
     assert after.rounds_played == 0 and after.players[after.auction.turn] == "Claus"
+
+
+def test_correcting_a_bid_rechecks_the_auction_after_it(app, host):
+    token = live_game(host)
+    bid(host, token, 2)
+    bid(host, token, 3)  # Bert
+    page = text(host.get(f"/g/{token}/history/1"))
+    assert "Now: Anna bid 2" in page
+    refused = submit(host, f"/g/{token}/history/1", "action-bid", amount="4")
+    assert refused.status_code == 422
+    assert "action 3 illegal: Bert must bid more than 4, not 3 (R3)" in text(refused)
+    assert state(app, token).auction.high == 3  # nothing changed
+    response = submit(host, f"/g/{token}/history/1", "action-bid", amount="1")
+    assert response.status_code == 303
+    assert "High bid: Bert, 3" in text(host.get(f"/g/{token}"))
+    assert "Now: Anna bid 1" in text(host.get(f"/g/{token}/history/1"))
+
+
+def test_correcting_a_drop_out_names_who_dropped_out(app, host):
+    token = live_game(host)
+    drop_out(host, token)  # Anna
+    assert "Now: Anna dropped out" in text(host.get(f"/g/{token}/history/1"))
+    refused = submit(host, f"/g/{token}/history/1", "action-pass", player="1")
+    assert "it is Anna's turn to bid or pass, not Bert's (R3)" in alerts(refused)
+    assert state(app, token).players[state(app, token).auction.turn] == "Bert"
+
+
+def test_a_correction_that_ends_the_auction_records_its_sale(app, host):
+    token = live_game(host)
+    bid(host, token, 2)  # Anna
+    drop_out(host, token)  # Bert
+    bid(host, token, 3)  # Claus: Anna's turn again
+    game = games.load(app.config["STORE"], token)
+    games.correct(app.config["STORE"], game, game.version, 3, Pass("Claus"))
+    after = state(app, token)
+    assert after.rounds_played == 1 and after.start_player == "Anna"
+    assert "Anna pays 2" in text(host.get(f"/g/{token}"))

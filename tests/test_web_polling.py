@@ -48,6 +48,8 @@ def test_secret_money_table_shows_no_totals_each_phone_only_its_own(app, host, g
     play(host, game, GAME[:2])
     table = text(host.get(f"/g/{game}"))
     assert all(words in table for words in FIRST_SALE) and not COINS.findall(table)
+    for phone in phones.values():  # the table screen is public, on a player's phone too
+        assert not COINS.findall(text(phone.get(f"/g/{game}")))
     for name, coins in (("Anna", "9 coins"), ("Bert", "13 coins"), ("Claus", "13 coins")):
         for page in (phones[name].get(f"/g/{game}/me"), phones[name].get(f"/g/{game}/me/live")):
             assert COINS.findall(text(page)) == [coins]
@@ -68,9 +70,18 @@ def test_secret_money_refusals_show_no_totals_on_the_table(host, game, htmx):
     assert not COINS.findall(text(response))
 
 
+def test_secret_money_sale_preview_says_who_cannot_pay_but_not_their_total(host, game):
+    """R5 is a public event at a real table; the total behind it is not (R12)."""
+    play(host, game, GAME[:2])  # Anna paid 3: she holds 9
+    preview = text(host.get(f"/g/{game}/preview?winner=0&price=12"))
+    assert "Anna cannot pay 12 (R5)" in preview and "9" not in preview
+    assert "Allowed" in text(host.get(f"/g/{game}/preview?winner=0&price=9"))
+
+
 def test_a_phone_whose_seat_was_freed_keeps_polling_without_error(app, host, phone, game):
     """The checked client fails on the 500."""
     join(phone, game, "Anna")
     seen = version(app, game)
     submit(host, f"/g/{game}/join", f"/g/{game}/seats/0/free")
-    assert phone.get(f"/g/{game}/me/live?v={seen}").status_code < 500
+    response = phone.get(f"/g/{game}/me/live?v={seen}")
+    assert response.status_code == 200 and "The host freed your seat" in text(response)

@@ -196,6 +196,8 @@ ODD_REQUESTS = [  # method, path, form data: none may crash the server
     ("POST", "/new", {}), ("POST", "/new", {"player": ["a", "b", "c"], "start": "abc",
                                             "edition": "xx"}),
     ("POST", "/import", {}), ("DELETE", "/g/{t}", None), ("PUT", "/new", None),
+    ("POST", "/g/{t}/seats/99999999999999999999/free", {}),
+    ("GET", "/g/{t}/preview?winner=-1&price=3", None),
 ]
 DIGITS_OTHER_THAN_0_TO_9 = [
     ("POST", "/g/{t}/act", {"action": "sold", "winner": "0", "price": SUPERSCRIPT}, BUG_DIGITS),
@@ -243,3 +245,26 @@ def test_start_player_is_the_seat_chosen_even_with_a_blank_seat(host):
     """Seat 2 left empty, Claus in seat 3 chosen to start: Claus starts (R1)."""
     response = submit(host, "/", "new-game", player=["Anna", "", "Claus", "Dora", ""], start="2")
     assert "Start player Claus" in text(host.get(response.headers["Location"]))
+
+
+def test_a_start_player_on_an_empty_seat_is_refused(app, host):
+    before = snapshot(app)
+    response = submit(host, "/", "new-game", player=["Anna", "", "Claus", "Dora", ""], start="1")
+    assert response.status_code == 422
+    assert "the start player's seat 2 has no name (R1)" in alerts(response)
+    assert snapshot(app) == before
+
+
+def test_a_deeply_nested_import_is_refused_with_a_message(app, host):
+    response = import_record(host, b"[" * 100_000 + b"]" * 100_000)
+    assert response.status_code == 422 and "That file is not a game record" in text(response)
+
+
+@pytest.mark.parametrize("referrer", ["http://[", "http://[::1", "//\\x", "\x00"])
+def test_a_malformed_referer_header_is_ignored(host, game, referrer):
+    """The language switch's way back reads the Referer; a broken one is no crash."""
+    headers = {**csrf_headers(host), "Referer": referrer}
+    response = host.post(f"/g/{game}/act", data={"action": "free", "version": "0"},
+                         headers=headers)
+    assert response.status_code == 422
+    assert "'nobody bid' needs a lot: reveal round 1's 2 cards first (R2)" in alerts(response)

@@ -288,7 +288,7 @@ def stored(app, token):
 
 
 def version(app, token) -> int:
-    return app.config["STORE"].version(token)
+    return app.config["STORE"].poll(token)[0]
 
 
 def copy_session(source, target):

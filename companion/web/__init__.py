@@ -5,12 +5,17 @@ from pathlib import Path
 from flask import Flask, render_template
 from flask_babel import gettext
 
+from ..cards import ROUNDS
 from ..phrase import N_
+from ..setup import MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import Store
 from . import host, i18n, player, security, table
 from .assets import assets
 
 ROOT = Path(__file__).resolve().parents[2]
+# The rules' numbers the templates show or enforce (R1, R2).
+LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+              max_name_length=MAX_NAME_LENGTH)
 
 
 def create_app(data_dir, lan_url: str | None = None) -> Flask:
@@ -26,11 +31,13 @@ def create_app(data_dir, lan_url: str | None = None) -> Flask:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=1024 * 1024,
         STORE=store,
         HOST_KEY=store.secret("host_key"),
         LAN_URL=lan_url,
     )
+    app.context_processor(lambda: LIMITS)
     security.init(app)
     i18n.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint):

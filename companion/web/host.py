@@ -8,7 +8,9 @@ from flask_babel import gettext
 from .. import games
 from ..cards import DEFAULT_FAMILIES
 from ..phrase import N_, Phrase
+from ..record import FORMAT
 from ..refusal import Refusal
+from ..setup import check_players
 from .forms import whole
 from .pages import store
 from .security import is_host, make_host, require_host
@@ -39,9 +41,16 @@ def new_game():
     seats = [name.strip() for name in form.getlist("player")]
     names = [name for name in seats if name]
     start = whole(form.get("start"), len(seats))
-    start_player = {"start_player": seats[start]} if start is not None and seats[start] else {}
+    try:
+        check_players(tuple(names))
+        if start is not None and not seats[start]:
+            raise Refusal("R1", "the start player's seat {number} has no name",
+                          number=start + 1)
+    except Refusal as refusal:
+        return _home(form, refusal), 422
+    start_player = {} if start is None else {"start_player": seats[start]}
     record = {
-        "format": "templari-game/1",
+        "format": FORMAT,
         "edition": form.get("edition", "en"),
         "variants": {"side_auctions": "side_sales" in form, "exchange": "exchange" in form},
         "families": [name.strip() for name in form.getlist("family")],
@@ -58,7 +67,7 @@ def import_game():
     upload = request.files.get("record")
     try:
         record = json.loads(upload.read().decode("utf-8")) if upload else None
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
                                              "file exported by Templari Companion."))), 422
     return _create(record, _options(request.form),

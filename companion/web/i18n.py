@@ -74,7 +74,10 @@ def _here() -> str:
     """Where the switch comes back to: this page, or for a form's answer the form's page."""
     if request.method == "GET":
         return local_path(request.full_path.rstrip("?"))
-    referrer = urlsplit(request.referrer or "")
+    try:
+        referrer = urlsplit(request.referrer or "")
+    except ValueError:  # a malformed Referer header, e.g. "http://["
+        return "/"
     if referrer.netloc != request.host:
         return "/"
     return local_path(referrer.path + (f"?{referrer.query}" if referrer.query else ""))

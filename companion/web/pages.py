@@ -29,12 +29,15 @@ def seat_of(game: games.Game) -> int | None:
     return None
 
 
-def live_or_204(token: str, render):
-    """The fresh live part of a page, or 204 with no body if nothing changed."""
-    version = store().version(token)
-    if version is None:
+def live_or_204(token: str, render, seated: bool = False):
+    """The fresh live part of a page, or 204 with no body if nothing changed: neither
+    the game nor, on a `seated` player's page, whether the device still holds its seat."""
+    seat_token = session.get("seats", {}).get(token) if seated else None
+    found = store().poll(token, seat_token)
+    if found is None:
         abort(404)
-    if str(version) == request.args.get("v"):
+    version, seat_held = found
+    if str(version) == request.args.get("v") and seat_held:
         return "", 204
     return render(game_or_404(token))
 

@@ -1,5 +1,5 @@
 """A player's phone: take a seat, see your own coins, check a bid before making it."""
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext
 
 from ..refusal import Refusal
@@ -44,7 +44,8 @@ def take_seat(token):
 @blueprint.post("/g/<token>/seats/<int:seat>/free")
 def free_seat(token, seat):
     require_host()
-    game_or_404(token)
+    if seat >= len(game_or_404(token).setup.players):
+        abort(404)
     store().free_seat(token, seat)
     return redirect(url_for("player.join", token=token), 303)
 
@@ -59,7 +60,7 @@ def me(token):
 
 @blueprint.get("/g/<token>/me/live")
 def me_live(token):
-    return live_or_204(token, _me_live)
+    return live_or_204(token, _me_live, seated=True)
 
 
 def _me_live(game):

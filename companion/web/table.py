@@ -11,7 +11,7 @@ from ..store import Conflict
 from . import views
 from .chart import coins_chart
 from .forms import form_dict, form_values, parse_action, parse_amount
-from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
+from .pages import CONFLICT, change, game_or_404, live_or_204, store, version_sent
 
 blueprint = Blueprint("table", __name__)
 
@@ -134,11 +134,10 @@ def qr(token):
 
 def _context(game, error=None, note=None, values=None) -> dict:
     state = game.state
-    viewer = seat_of(game)
-    return dict(**views.status(game), players=views.players(game, viewer),
+    return dict(**views.status(game), players=views.players(game),
                 grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
-                error=error, note=note, viewer=viewer, values=values or {},
-                auction=views.auction_view(game),
+                error=error, note=note, values=values or {},
+                auction=views.auction_view(game), actions=views.table_actions(game),
                 last=views.describe(game, game.events[-1]) if game.events else None)
 
 

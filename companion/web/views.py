@@ -2,12 +2,12 @@
 from dataclasses import dataclass
 
 from ..bidding import bid_problems, highest_bid
-from ..cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, Card
+from ..cards import NUMBERS, Card
 from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from ..games import Game
 from ..phrase import N_, Names, Phrase
 from ..refusal import Refusal
-from ..state import GameState, sale_preview
+from ..state import GameState, may_reveal, next_actions, sale_preview
 from .forms import card_value
 
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
@@ -43,7 +43,6 @@ class PlayerView:
     coins: int | None
     excluded: bool
     start: bool
-    points: int
 
 
 def card_view(game: Game, card: Card) -> CardView:
@@ -66,7 +65,6 @@ def forbidden(digits) -> Phrase:
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     """Everyone in seating order; coins only where the table may see them (R12)."""
     state = game.state
-    score = state.score()
     order = {family: index for index, family in enumerate(game.setup.families)}
     return [
         PlayerView(
@@ -78,7 +76,6 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
             coins=state.coins[seat] if game.options.money_open or viewer == seat
             or state.finished else None,
             excluded=seat in state.excluded, start=seat == state.start,
-            points=score.players[seat].points,
         )
         for seat, name in enumerate(game.setup.players)
     ]
@@ -86,14 +83,19 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
 
 def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]]]:
     """Every card of the deck by family, with whether it may still be revealed (R1)."""
-    seen = state.seen
-    per_family = {family: sum(card.family == family for card in seen)
-                  for family in game.setup.families}
-    per_number = {number: sum(card.number == number for card in seen) for number in NUMBERS}
-    return [[(card_view(game, Card(family, number)),
-              Card(family, number) not in seen and per_family[family] < FAMILY_SIZE
-              and per_number[number] < NUMBER_COPIES)
+    return [[(card_view(game, Card(family, number)), may_reveal(state, Card(family, number)))
              for number in NUMBERS] for family in game.setup.families]
+
+
+def table_actions(game: Game) -> frozenset[str]:
+    """The actions the table screen offers now: the round's next events, the live
+    auction's moves instead of a typed result while it runs, and undo."""
+    actions = next_actions(game.state)
+    if auction_view(game) is None:
+        actions -= {"bid", "pass"}
+    else:
+        actions -= {"sold", "free"}
+    return actions | ({"undo"} if game.events else set())
 
 
 def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardView]]]:
@@ -119,13 +121,18 @@ def public_message(refusal: Refusal, secret: bool) -> Refusal:
     return refusal
 
 
+def visible_problems(state: GameState, name: str, amount: int, secret: bool,
+                     high: int | None = None) -> list[Refusal]:
+    """Every reason the bid is not allowed (above `high`, if any), as the screen may
+    show them: with money secret (R12), that a player cannot pay, never what they hold."""
+    return [public_message(problem, secret)
+            for problem in bid_problems(state, name, amount, high)]
+
+
 def check_bid(state: GameState, name: str, amount: int, secret: bool,
               high: int | None = None) -> BidCheck:
-    """Every reason the bid is not allowed (above `high`, if any), and the payment it
-    would bring. With money secret (R12) the table is not told what a player cannot afford.
-    """
-    problems = [problem for problem in bid_problems(state, name, amount, high)
-                if not (secret and problem.rule == "R5")]
+    """Every reason the bid is not allowed, and the payment it would bring."""
+    problems = visible_problems(state, name, amount, secret, high)
     sale = sale_preview(state, name, amount)
     if sale is None:
         return BidCheck(problems, FREE_AT_ZERO, None)
@@ -148,7 +155,7 @@ class AuctionView:
 def auction_view(game: Game) -> AuctionView | None:
     """The running live auction, or None (result mode, no lot, or already over)."""
     auction = game.state.auction
-    if not game.options.live_auction or auction is None or auction.turn is None:
+    if not game.options.live_auction or auction is None or auction.outcome()[0] != "open":
         return None
     names = game.setup.players
     return AuctionView(
@@ -171,9 +178,10 @@ class BidWarning:
 def bid_warning(game: Game, auction: AuctionView, amount: int) -> BidWarning:
     """Warn before the bid of the player whose turn it is: a forbidden ending is a
     penalty (R4), more than they hold an overbid (R5); as the table may see it."""
-    problems = bid_problems(game.state, auction.turn, amount, auction.high)
+    problems = visible_problems(game.state, auction.turn, amount, not game.options.money_open,
+                                auction.high)
     return BidWarning(
-        problems=[public_message(problem, not game.options.money_open) for problem in problems],
+        problems=problems,
         penalty=any(problem.rule == "R3" and "digit" in problem.params for problem in problems),
         overbid=any(problem.rule == "R5" for problem in problems))
 
@@ -212,7 +220,7 @@ def describe(game: Game, event) -> Phrase:
     if isinstance(event, Bid):
         return Phrase(N_("{player} bid {amount}"), player=event.player, amount=event.amount)
     if isinstance(event, Pass):
-        return Phrase(N_("{player} passed"), player=event.player)
+        return Phrase(N_("{player} dropped out"), player=event.player)
     return Phrase(event.kind)
 
 
