@@ -1,14 +1,13 @@
 """Cards and the deck's fixed counts (R1)."""
 from typing import NamedTuple
 
-from .phrase import N_, Names, Phrase
+from .phrase import N_, Phrase
 
 ROUNDS = 15
 LOT_SIZE = 2
 FAMILY_SIZE = 5
 NUMBER_COPIES = 3
 NUMBERS = range(10)
-DECK_SIZE = 30
 # The family names of a record that gives none; marked so that a shell can offer
 # them in its own language when a new game is set up.
 DEFAULT_FAMILIES = (N_("red"), N_("yellow"), N_("green"), N_("blue"), N_("purple"), N_("black"))
@@ -37,8 +36,3 @@ def count_words(count: int, number: int) -> Phrase:
     if count < len(_COUNT_TEMPLATES):
         return Phrase(_COUNT_TEMPLATES[count], number=number)
     return Phrase(N_("{count} {number}s"), count=count, number=number)
-
-
-def join_names(names) -> str:
-    """'Anna', 'Anna and Bert', 'Anna, Bert and Claus' (English; a shell joins `Names`)."""
-    return str(Names(names))

@@ -3,6 +3,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .cards import Card
+from .phrase import N_
 
 
 @dataclass(frozen=True)
@@ -86,3 +87,6 @@ class Pass:
 
 
 EVENT_TYPES = (Reveal, Sold, Free, Penalty, Overbid, SideSale, Exchange, Bid, Pass)
+# The fields of events that name a player, with how a message calls them.
+PLAYER_FIELDS = {"winner": N_("winner"), "player": N_("player"), "seller": N_("seller"),
+                 "buyer": N_("buyer"), "opponent": N_("opponent")}

@@ -6,7 +6,7 @@ rule "record"; the rules themselves are checked by the fold in `state`.
 from dataclasses import fields
 
 from .cards import Card
-from .events import EVENT_TYPES
+from .events import EVENT_TYPES, PLAYER_FIELDS
 from .phrase import N_, Phrase
 from .refusal import Refusal
 from .setup import Setup, clean_name
@@ -17,7 +17,6 @@ _HEADER_KEYS = ("format", "edition", "variants", "start_coins", "families", "pla
                 "start_player", "events")
 _VARIANT_KEYS = {"side_auctions": "side_sales", "exchange": "exchange"}
 _EVENTS = {cls.kind: (cls, tuple(field.name for field in fields(cls))) for cls in EVENT_TYPES}
-_PLAYER_FIELDS = ("winner", "player", "seller", "buyer", "opponent")
 _CARD_FIELDS = ("card", "gives", "takes")
 
 
@@ -110,7 +109,7 @@ def _dump_value(value):
 
 
 def _field(name: str, value):
-    if name in _PLAYER_FIELDS:
+    if name in PLAYER_FIELDS:
         return _name(value)
     if name in ("price", "amount"):
         return _typed(value, int, name)

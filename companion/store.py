@@ -55,7 +55,6 @@ class StoredGame:
     version: int
     events: list
     seats: dict[int, str]
-    created: float
 
 
 class Store:
@@ -87,17 +86,8 @@ class Store:
 
     def game(self, token: str) -> StoredGame | None:
         """The stored game with that token, or None."""
-        with self._connect() as db:
-            row = db.execute("SELECT id, header, options, version, created FROM games "
-                             "WHERE token = ?", (token,)).fetchone()
-            if row is None:
-                return None
-            game_id, header, options, version, created = row
-            events = [json.loads(data) for (data,) in db.execute(
-                "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
-            seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
-        return StoredGame(token, json.loads(header), json.loads(options), version, events,
-                          seats, created)
+        with self._snapshot() as db:
+            return self._read(db, token)
 
     def poll(self, token: str, seat_token: str | None = None) -> tuple[int, bool] | None:
         """The cheap question a screen's poll asks: the game's version, and whether the
@@ -110,10 +100,9 @@ class Store:
 
     def games(self) -> list[StoredGame]:
         """Every game, newest first."""
-        with self._connect() as db:
-            tokens = [token for (token,) in db.execute(
-                "SELECT token FROM games ORDER BY created DESC, id DESC")]
-        return [self.game(token) for token in tokens]
+        with self._snapshot() as db:
+            tokens = db.execute("SELECT token FROM games ORDER BY created DESC, id DESC").fetchall()
+            return [self._read(db, token) for (token,) in tokens]
 
     def write_events(self, token: str, version: int, keep: int, new_events) -> None:
         """Keep the first `keep` events, append `new_events`; Conflict if the game moved on."""
@@ -156,6 +145,18 @@ class Store:
             yield db, row[0]
 
     @staticmethod
+    def _read(db, token: str) -> StoredGame | None:
+        row = db.execute("SELECT id, header, options, version FROM games WHERE token = ?",
+                         (token,)).fetchone()
+        if row is None:
+            return None
+        game_id, header, options, version = row
+        events = [json.loads(data) for (data,) in db.execute(
+            "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
+        seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
+        return StoredGame(token, json.loads(header), json.loads(options), version, events, seats)
+
+    @staticmethod
     def _insert_events(db, game_id: int, first: int, events) -> None:
         db.executemany("INSERT INTO events VALUES (?, ?, ?)",
                        [(game_id, first + offset, json.dumps(event))
@@ -172,6 +173,16 @@ class Store:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    @contextmanager
+    def _snapshot(self):
+        """A read transaction: every query in it sees the same committed state."""
+        with self._connect() as db:
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
 
     @contextmanager
     def _connect(self):

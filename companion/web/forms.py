@@ -1,14 +1,12 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
 from ..cards import Card
-from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
-from ..phrase import N_, Phrase
+from ..events import (EVENT_TYPES, PLAYER_FIELDS, Bid, Exchange, Free, Overbid, Pass, Penalty,
+                      Reveal, SideSale, Sold)
+from ..phrase import Phrase
 from ..refusal import Refusal
 from ..setup import Setup
 
-ACTIONS = ("reveal", "sold", "free", "penalty", "overbid", "side_sale", "exchange", "bid", "pass")
-# The player fields of the forms, as a refusal names them.
-PLAYER_FIELDS = {"winner": N_("winner"), "player": N_("player"), "seller": N_("seller"),
-                 "buyer": N_("buyer"), "opponent": N_("opponent")}
+ACTIONS = tuple(cls.kind for cls in EVENT_TYPES)
 
 
 def card_value(setup: Setup, card: Card) -> str:

@@ -55,17 +55,19 @@ def change(game: games.Game, action, partial: str, context, done: str):
         action(version_sent())
     except Refusal as refusal:
         message = public_message(refusal, not game.options.money_open)
-        return respond(game.token, partial, context, status=422,
+        return respond(game, partial, context, status=422,
                        error={"action": request.form.get("action"), "message": message},
                        values=form_dict(request.form))
     except Conflict:
         latest = game_or_404(game.token)
         what = (describe(latest, latest.events[-1]) if latest.events
                 else Phrase(N_("a change")))
-        return respond(game.token, partial, context, status=409,
-                       note=Phrase(N_("{conflict} It recorded: {what}."), conflict=CONFLICT,
-                                   what=what))
-    return respond(game.token, partial, context, redirect_to=done)
+        return respond(latest, partial, context, status=409,
+                       note=Phrase(N_("{conflict} The last action is now: {what}."),
+                                   conflict=CONFLICT, what=what))
+    if not request.headers.get("HX-Request"):
+        return redirect(done, 303)
+    return respond(game_or_404(game.token), partial, context)
 
 
 def version_sent() -> int:
@@ -74,15 +76,12 @@ def version_sent() -> int:
     return -1 if version is None else version
 
 
-def respond(token: str, partial: str, context, redirect_to=None, status=200, **extra):
-    """After a POST: the live part for htmx, else the whole page or a redirect.
+def respond(game: games.Game, partial: str, context, status=200, **extra):
+    """After a POST: the live part of `game` for htmx, else the whole page.
 
     htmx swaps only 2xx answers, so it gets 200 whatever the outcome.
     """
-    game = game_or_404(token)
     if request.headers.get("HX-Request"):
         return render_template(partial, **context(game, **extra))
-    if redirect_to and status == 200:
-        return redirect(redirect_to, 303)
     page = partial.removeprefix("_").replace("_live", "")
     return render_template(page, **context(game, **extra)), status
