@@ -29,6 +29,8 @@ PHONE = dict(viewport={"width": PHONE_WIDTH, "height": 740}, is_mobile=True, has
 TABLE = dict(viewport={"width": 1280, "height": 800})
 # What a screen must name for assistive technology: every control a player can reach.
 CONTROLS = "button, input:not([type=hidden]), select, summary"
+TAP = 44  # px: the smallest tap target on a phone
+BODY_TEXT = 16  # px: the smallest text on a phone
 
 
 @dataclass
@@ -143,6 +145,33 @@ def unnamed_controls(page) -> list[str]:
     return [html for index, html in enumerate(shown) if not names.get(probes[index])]
 
 
+_SMALL_ON_A_PHONE = """([selector, tap, text]) => {
+  const small = [];
+  for (const element of document.querySelectorAll(selector + ', a')) {
+    if (!element.checkVisibility({visibilityProperty: true})) continue;
+    const target = element.closest('label') || element;  // a label's whole box is tapped
+    const box = target.getBoundingClientRect();
+    if (box.width < tap || box.height < tap)
+      small.push(`tap target ${Math.round(box.width)}x${Math.round(box.height)}: ` +
+                 target.outerHTML.slice(0, 100));
+  }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!node.textContent.trim() || !parent.checkVisibility({visibilityProperty: true})) continue;
+    const size = parseFloat(getComputedStyle(parent).fontSize);
+    if (size < text) small.push(`text at ${size}px: ${node.textContent.trim().slice(0, 60)}`);
+  }
+  return small;
+}"""
+
+
+def too_small(page) -> list[str]:
+    """What a thumb or an eye would struggle with on a phone: visible controls and links
+    (or the label around them) under 44 x 44 px, and text under 16 px."""
+    return page.evaluate(_SMALL_ON_A_PHONE, [CONTROLS, TAP, BODY_TEXT])
+
+
 def press(locator) -> None:
     """Tap on a touch screen, click elsewhere."""
     if locator.page.viewport_size["width"] <= PHONE_WIDTH:
@@ -152,13 +181,14 @@ def press(locator) -> None:
 
 
 def check_screen(page, shot: str | None = None) -> None:
-    """What every screen visited must pass: on a phone no sideways scroll; every control
-    named. Given a name, a screenshot goes to tests/artifacts/<shot>.png: on a phone what
+    """What every screen visited must pass: on a phone no sideways scroll, tap targets of
+    44 px and text of 16 px at least; every control named. Given a name, a screenshot goes to tests/artifacts/<shot>.png: on a phone what
     its 360 x 740 screen shows right now (a full-page capture would draw the sticky
     buttons over the text they scroll past), elsewhere the whole page, 1280 px wide."""
     phone = page.viewport_size["width"] <= PHONE_WIDTH
     if phone:
         assert sideways_scroll(page) <= 0, f"{page.url} scrolls sideways at {PHONE_WIDTH} px"
+        assert too_small(page) == [], f"too small for a phone on {page.url}"
     assert unnamed_controls(page) == [], f"controls without a name on {page.url}"
     if shot:
         ARTIFACTS.mkdir(exist_ok=True)

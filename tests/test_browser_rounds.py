@@ -211,6 +211,10 @@ def record_round(page, words: Words, number: int, played: Round, shot=None) -> N
 @pytest.mark.parametrize("game", RECORDED, ids=lambda game: game.shots)
 def test_two_rounds_recorded_on_a_phone(server, browser, game):
     words, errors = game.words, []
+    # The host may set up on a phone too: the new game form at 360 px.
+    host_phone = {key: value for key, value in PHONE.items() if key != "extra_http_headers"}
+    check_screen(open_page(browser.new_context(**host_phone, locale=words.locale),
+                           server.url + "/", errors), f"{game.shots}-phone-new-game")
     table = open_page(browser.new_context(**TABLE, locale=words.locale), server.url + "/", errors)
     token = start_game(table, words, edition=game.edition)
     me = join(browser, server.url, token, "Bert", words, errors, shot=f"{game.shots}-phone-join")
