@@ -18,7 +18,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-WAIT = 5000  # ms: htmx polls every second
+WAIT = 10_000  # ms: htmx polls every second; a loaded CI machine may lag
 PHONE_WIDTH = 360
 # A phone on the table's Wi-Fi: 360 x 740, touch. Its requests carry the address the
 # server would see for it (applied by `server`), so the app treats it as a phone, not
