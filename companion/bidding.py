@@ -40,6 +40,9 @@ def bid_problems(state, name: str, amount: int, high_bid: int | None = None) -> 
     """
     seat = state.setup.seat(name)
     problems = []
+    if state.setup.edition == "fr" and amount == 0 and seat != state.start:
+        problems.append(Refusal("R8", "French rules: only the start player {start} can win at 0, "
+                                      "not {player}", start=state.start_player, player=name))
     if seat in state.excluded:
         problems.append(Refusal("R5/R7", "{player} is excluded from this round's auction",
                                 player=name))

@@ -6,9 +6,11 @@ before it is written, so a refused action, undo or correction changes nothing.
 from dataclasses import dataclass
 from functools import cached_property
 
+from .events import Bid, Free, Pass, Sold
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
-from .state import GameState, apply_at, auction_result, fold_all
+from .state import (GameState, apply_at, auction_result, check_auction_over, fold_all,
+                    next_actions, result_refusal)
 from .store import Conflict, StoredGame, Store
 
 
@@ -58,10 +60,35 @@ def create(store: Store, record: dict, options: Options) -> str:
     return store.create_game(header, vars(options), events)
 
 
+def auction_running(game: Game) -> bool:
+    """Live auction mode is on and the lot's auction is still being bid (R3)."""
+    auction = game.state.auction
+    return (game.options.live_auction and auction is not None
+            and auction.outcome()[0] == "open")
+
+
+def actions(game: Game) -> frozenset[str]:
+    """The kinds of action the game takes now: the round's next events, with a running
+    live auction's bids and drop-outs instead of a result, and bids only in live mode."""
+    if auction_running(game):
+        return next_actions(game.state) - {"sold", "free"}
+    return next_actions(game.state) - {"bid", "pass"}
+
+
 def append(store: Store, game: Game, version: int, event) -> None:
     """Record one more event (in live auction mode, with the result it brings about)."""
     _check_version(game, version)
+    _check_mode(game, event)
     _write(store, game, version, len(game.events), [event])
+
+
+def _check_mode(game: Game, event) -> None:
+    """Bids and drop-outs only in a running live auction; while one runs, no typed result."""
+    if isinstance(event, (Bid, Pass)) and not game.options.live_auction:
+        raise Refusal("form", "live auction mode is off in this game: record the sale or "
+                              "the free lot")
+    if isinstance(event, (Sold, Free)) and game.options.live_auction and game.state.auction:
+        check_auction_over(game.state)
 
 
 def undo(store: Store, game: Game, version: int) -> None:
@@ -106,8 +133,11 @@ def _write(store: Store, game: Game, version: int, keep: int, new_events) -> Non
 
 
 def _live_result(options: Options, state: GameState) -> list:
-    """In live auction mode, the sale or free lot the auction has come to, if it is over."""
-    result = auction_result(state) if options.live_auction else None
+    """In live auction mode, the sale or free lot the auction has come to, if it is over
+    and the rules allow it (a winner who can no longer pay is left to the table, R5)."""
+    if not options.live_auction or result_refusal(state):
+        return []
+    result = auction_result(state)
     return [] if result is None else [result]
 
 

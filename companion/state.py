@@ -6,7 +6,7 @@ state as it was: states are immutable.
 from dataclasses import dataclass
 
 from .auction import Auction, after_bid, after_pass, open_auction
-from .bidding import bid_problems, digit_problem, forbidden_digits, money_problem
+from .bidding import bid_problems, digit_problem, forbidden_digits, highest_bid, money_problem
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Phrase
@@ -175,10 +175,6 @@ def _sold(state: GameState, event: Sold) -> GameState:
     _after_reveal(state, N_("a sale"))
     seat = state.setup.seat(event.winner)
     _check_price(event.price)
-    french_zero = state.setup.edition == "fr" and event.price == 0
-    if french_zero and seat != state.start:
-        raise Refusal("R8", "French rules: only the start player {start} can win at 0, not {player}",
-                      start=state.start_player, player=event.winner)
     problems = bid_problems(state, event.winner, event.price)
     if problems:
         raise problems[0]
@@ -263,9 +259,11 @@ def _bid(state: GameState, event: Bid) -> GameState:
 def _pass(state: GameState, event: Pass) -> GameState:
     """Live auction: the player whose turn it is drops out (R3)."""
     seat = _check_turn(state, event.player)
-    if state.setup.edition == "fr" and not state.auction.opened:
-        raise Refusal("R3", "French rules: {player} opens the auction and must bid (0 is allowed)",
-                      player=event.player)
+    must_open = (state.setup.edition == "fr" and not state.auction.opened and seat == state.start
+                 and highest_bid(state.hands[seat], state.coins[seat]) is not None)
+    if must_open:
+        raise Refusal("R3", "French rules: the start player {player} opens the auction and "
+                            "must bid (0 is allowed)", player=event.player)
     return replace(state, auction=after_pass(state.auction, len(state.players), seat))
 
 
@@ -278,6 +276,18 @@ def auction_result(state: GameState):
     if outcome == "sold":
         return Sold(state.players[seat], price)
     return Free() if outcome == "free" else None
+
+
+def result_refusal(state: GameState) -> Refusal | None:
+    """Why the result a live auction came to cannot be recorded: the winner's high bid
+    became more than they hold after a penalty (an overbid, R5), for one."""
+    result = auction_result(state)
+    try:
+        if result is not None:
+            apply(state, result)
+    except Refusal as refusal:
+        return refusal
+    return None
 
 
 def _open(state: GameState, excluded) -> Auction:
@@ -296,15 +306,20 @@ def _check_turn(state: GameState, name: str) -> int:
     return seat
 
 
-def _check_auction_ended(state: GameState, recorded) -> None:
-    """A result recorded after live bids must be the one they came to (R3)."""
+def check_auction_over(state: GameState) -> None:
+    """A result needs the lot's auction to be over (R3)."""
     auction = state.auction
-    if not auction.touched:
-        return
-    outcome, seat, price = auction.outcome()
-    if outcome == "open":
+    if auction.outcome()[0] == "open":
         raise Refusal("R3", "the auction is still on: it is {turn}'s turn to bid or pass",
                       turn=state.players[auction.turn])
+
+
+def _check_auction_ended(state: GameState, recorded) -> None:
+    """A result recorded after live bids must be the one they came to (R3)."""
+    if not state.auction.touched:
+        return
+    check_auction_over(state)
+    outcome, seat, price = state.auction.outcome()
     if (outcome, seat, price) != recorded:
         if outcome == "free":
             raise Refusal("R3", "everyone passed without a bid: the lot goes free")

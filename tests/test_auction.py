@@ -6,7 +6,7 @@ from companion.events import Bid, Free, Pass, Penalty, Sold
 from companion.record import dump_record, fold_record
 from companion.refusal import Refusal
 from companion.replay import replay_text
-from companion.state import apply, auction_result, fold
+from companion.state import apply, auction_result, fold, result_refusal
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 LOT = reveal("red 1 blue 5")
@@ -61,7 +61,7 @@ def test_R9_english_rules_nobody_bids_the_lot_goes_free():
 
 def test_R3_french_rules_the_start_player_must_open():
     state = live(edition="fr")
-    message = "French rules: Anna opens the auction and must bid (0 is allowed) (R3)"
+    message = "French rules: the start player Anna opens the auction and must bid (0 is allowed) (R3)"
     assert refused(state, Pass("Anna")).message == message
 
 
@@ -139,3 +139,31 @@ def test_a_live_auction_pays_exactly_as_the_same_result_entered_directly(moves):
 def test_replay_summary_shows_a_running_auction():
     state = live(Pass("Anna"), Bid("Bert", 3))
     assert "auction: Bert bids 3, Claus to bid or pass" in replay_text(state).splitlines()[0]
+
+
+def test_R5_a_winner_left_unable_to_pay_by_a_penalty_gets_no_sale_but_an_overbid():
+    state = live(Bid("Anna", 12), Penalty("Anna"), Pass("Bert"), Pass("Claus"))
+    assert auction_result(state) == Sold("Anna", 12)
+    assert result_refusal(state).message == "Anna holds 11 coins: a bid of 12 is more than that (R5)"
+    state = apply(state, overbid("Anna", None))
+    assert state.players[state.auction.turn] == "Bert" and state.auction.active == (1, 2)
+
+
+def test_R8_french_rules_only_the_start_player_may_open_at_0():
+    state = live(overbid("Anna", None), edition="fr")  # Bert opens for the excluded Anna
+    message = "French rules: only the start player Anna can win at 0, not Bert (R8)"
+    assert refused(state, Bid("Bert", 0)).message == message
+
+
+def test_R3_french_rules_whoever_opens_for_an_excluded_start_player_may_pass():
+    state = live(overbid("Anna", None), Pass("Bert"), Pass("Claus"), edition="fr")
+    assert auction_result(state) == Free()
+
+
+def test_R3_french_rules_a_start_player_with_no_legal_bid_may_pass():
+    """Anna spent all 12 coins and holds a 0: she can bid nothing, not even 0."""
+    state = fold(setup(edition="fr"), [reveal("red 0 blue 5"), Sold("Anna", 12),
+                                       reveal("green 2 yellow 6")])
+    assert (state.coins_of("Anna"), state.start_player) == (0, "Anna")
+    state = apply(state, Pass("Anna"))
+    assert state.players[state.auction.turn] == "Bert"

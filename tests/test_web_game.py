@@ -8,8 +8,8 @@ from companion.record import fold_record
 from companion.replay import replay_json
 from companion.scoring import SET_POINTS
 
-from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, import_record, join, play,
-                               rows, snapshot, stored, submit, text, undo)
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, find_form, import_record, join,
+                               new_game, play, rows, snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 
@@ -159,3 +159,38 @@ def test_import_of_a_broken_record_shows_the_refusal(app, host, name):
     assert response.status_code == 422
     assert any(message in alert for alert in alerts(response)), alerts(response)
     assert snapshot(app) == []
+
+
+def test_correction_refusal_keeps_money_secret(app, host, game):
+    """R12: the later sale Anna could no longer pay is refused without her total."""
+    play(host, game, [("reveal", "red 1", "blue 5"), ("sold", "Anna", 3),
+                      ("reveal", "green 2", "yellow 6"), ("sold", "Anna", 9)])
+    response = submit(host, f"/g/{game}/history/1", "action-sold", price="4")
+    assert ("this change would make action 4 illegal: Anna cannot pay 9 (R5)"
+            in " ".join(alerts(response)))
+    assert "coins" not in " ".join(alerts(response))
+
+
+def test_R4_a_penalty_with_no_coin_to_pay_says_so(host, game):
+    play(host, game, [("reveal", "red 1", "blue 5"), ("sold", "Anna", 12),
+                      ("reveal", "green 2", "yellow 6"), ("penalty", "Anna"),
+                      ("penalty", "Bert")])
+    page = text(host.get(f"/g/{game}/history"))
+    assert "Anna made a forbidden bid, with no coin to pay" in page
+    assert "Bert made a forbidden bid: 1 coin to the pot" in page
+
+
+def test_a_refused_new_game_keeps_the_choices_made(host):
+    response = new_game(host, players=["Anna", "Anna", "Bert"], expect=422, edition="fr",
+                        exchange="on", side_sales=None, money="open", live="on")
+    form = find_form(response, "new-game").fields
+    assert (form["edition"], form["money"], form["live"], form["exchange"]) == (
+        ["fr"], ["open"], ["on"], ["on"])
+    assert "side_sales" not in form and form["player"][:3] == ["Anna", "Anna", "Bert"]
+
+
+def test_an_import_can_choose_live_auction_mode(app, host, played):
+    record = host.get(f"/g/{played}/record.json").get_data()
+    response = import_record(host, record, live="on")
+    token = response.headers["Location"].rsplit("/", 1)[1]
+    assert app.config["STORE"].game(token).options["live_auction"] is True

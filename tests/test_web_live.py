@@ -1,7 +1,7 @@
 """Live auction mode over HTTP: the table referees bid by bid, phones bid on their turn."""
 from companion import games
 from companion.events import Pass
-from tests.web_helpers import (act, alerts, find_form, join, new_game, page_headers, stored,
+from tests.web_helpers import (act, alerts, body, find_form, join, new_game, page_headers, stored,
                                submit, text, undo)
 from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
 
@@ -142,3 +142,52 @@ def test_a_correction_that_ends_the_auction_records_its_sale(app, host):
     after = state(app, token)
     assert after.rounds_played == 1 and after.start_player == "Anna"
     assert "Anna pays 2" in text(host.get(f"/g/{token}"))
+
+
+def test_R5_a_winner_who_can_no_longer_pay_is_shown_and_booked_as_an_overbid(app, host):
+    token = live_game(host)
+    bid(host, token, 12)  # Anna bids all she holds, then pays a penalty for a forbidden bid
+    for response in (act(host, token, "penalty", "Anna"), drop_out(host, token),
+                     drop_out(host, token)):
+        assert response.status_code == 303, alerts(response)
+    assert state(app, token).rounds_played == 0  # no sale Anna cannot pay
+    page = host.get(f"/g/{token}")
+    assert ("The auction is over, but its result cannot be recorded: Anna cannot pay 12 (R5). "
+            "Record the overbid.") in alerts(page)
+    assert 'name="action" value="overbid"' in body(page)
+    assert act(host, token, "overbid", "Anna", None).status_code == 303
+    page = text(host.get(f"/g/{token}"))
+    assert "Bert's turn" in page and "Still in: Bert, Claus" in page
+
+
+def test_bids_are_refused_when_live_auction_mode_is_off(app, host):
+    token = new_game(host)
+    act(host, token, *LOT)
+    before = stored(app, token)
+    response = host.post(f"/g/{token}/act", data={"action": "bid", "player": "0",
+                                                  "amount": "4", "version": str(before[0])},
+                         headers=page_headers(host.get(f"/g/{token}")))
+    assert response.status_code == 422
+    assert ("live auction mode is off in this game: record the sale or the free lot"
+            in alerts(response))
+    assert stored(app, token) == before
+
+
+def test_R3_a_typed_sale_is_refused_while_the_live_auction_runs(app, host):
+    token = live_game(host)
+    before = stored(app, token)
+    response = host.post(f"/g/{token}/act", data={"action": "sold", "winner": "0", "price": "3",
+                                                  "version": str(before[0])},
+                         headers=page_headers(host.get(f"/g/{token}")))
+    assert "the auction is still on: it is Anna's turn to bid or pass (R3)" in alerts(response)
+    assert stored(app, token) == before
+
+
+def test_R8_french_rules_a_phone_opening_for_an_excluded_start_player_cannot_bid_0(app, host):
+    token = live_game(host, edition="fr")
+    act(host, token, "overbid", "Anna", None)
+    warning = host.get(f"/g/{token}/bid-check?amount=0")
+    assert "French rules: only the start player Anna can win at 0, not Bert (R8)" in alerts(warning)
+    before = stored(app, token)
+    response = bid(host, token, 0)
+    assert response.status_code == 422 and stored(app, token) == before

@@ -198,6 +198,8 @@ ODD_REQUESTS = [  # method, path, form data: none may crash the server
     ("POST", "/import", {}), ("DELETE", "/g/{t}", None), ("PUT", "/new", None),
     ("POST", "/g/{t}/seats/99999999999999999999/free", {}),
     ("GET", "/g/{t}/preview?winner=-1&price=3", None),
+    ("GET", "/g/{t}/history/" + "9" * 5000, None), ("POST", "/g/{t}/history/" + "9" * 5000, {}),
+    ("POST", "/g/{t}/seats/" + "9" * 5000 + "/free", {}), ("GET", "/host/clé", None),
 ]
 DIGITS_OTHER_THAN_0_TO_9 = [
     ("POST", "/g/{t}/act", {"action": "sold", "winner": "0", "price": SUPERSCRIPT}, BUG_DIGITS),
@@ -207,7 +209,7 @@ DIGITS_OTHER_THAN_0_TO_9 = [
     ("POST", "/g/{t}/join", {"seat": SUPERSCRIPT}, BUG_DIGITS),
     ("POST", "/new", {"player": ["a", "b", "c"], "start": SUPERSCRIPT}, BUG_DIGITS),
 ]
-CASES = [pytest.param(*request, id=f"{request[0]} {request[1]} {request[2] or ''}")
+CASES = [pytest.param(*request, id=f"{request[0]} {request[1][:60]} {request[2] or ''}")
          for request in ODD_REQUESTS] + [
     pytest.param(method, path, data, id=f"{method} {path} {data or ''}")
     for method, path, data, _ in DIGITS_OTHER_THAN_0_TO_9]
@@ -268,3 +270,13 @@ def test_a_malformed_referer_header_is_ignored(host, game, referrer):
                          headers=headers)
     assert response.status_code == 422
     assert "'nobody bid' needs a lot: reveal round 1's 2 cards first (R2)" in alerts(response)
+
+
+def test_a_host_header_too_long_for_a_qr_code_gets_400(host, game):
+    response = host.get(f"/g/{game}/qr.svg", headers={"Host": "a" * 3000})
+    assert response.status_code == 400 and "could not be understood" in text(response)
+
+
+def test_a_malformed_host_header_gets_400_in_words(host):
+    response = host.get("/", headers={"Host": "x" * 100 + ":5000"})  # a label over 63 letters
+    assert response.status_code == 400 and "could not be understood" in text(response)

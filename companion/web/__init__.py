@@ -2,7 +2,8 @@
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, render_template
+from flask import Flask, Response, render_template
+from flask.globals import request_ctx
 from flask_babel import gettext
 
 from ..cards import ROUNDS
@@ -56,6 +57,12 @@ def _error_pages(app: Flask) -> None:
              413: N_("That file is too large for a game record."),
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
-        app.register_error_handler(
-            code, lambda error, code=code, text=text:
-            (render_template("error.html", code=code, text=gettext(text)), code))
+        app.register_error_handler(code, lambda error, code=code, text=text:
+                                   _error_page(code, gettext(text)))
+
+
+def _error_page(code: int, text: str):
+    """The error page; in plain text when the request's host is too broken to link to."""
+    if request_ctx.url_adapter is None:
+        return Response(text, code, mimetype="text/plain")
+    return render_template("error.html", code=code, text=text), code

@@ -28,7 +28,7 @@ def home():
 @blueprint.get("/host/<key>")
 def become_host(key):
     """The host link printed in the terminal makes another device a host too."""
-    if not secrets.compare_digest(key, current_app.config["HOST_KEY"]):
+    if not secrets.compare_digest(key.encode(), current_app.config["HOST_KEY"].encode()):
         abort(404)
     make_host()
     return redirect(url_for("host.home"))

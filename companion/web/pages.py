@@ -60,7 +60,7 @@ def change(game: games.Game, action, partial: str, context, done: str):
                        values=form_dict(request.form))
     except Conflict:
         latest = game_or_404(game.token)
-        what = (describe(latest, latest.events[-1]) if latest.events
+        what = (describe(latest, len(latest.events) - 1) if latest.events
                 else Phrase(N_("a change")))
         return respond(latest, partial, context, status=409,
                        note=Phrase(N_("{conflict} The last action is now: {what}."),

@@ -41,12 +41,13 @@ def take_seat(token):
     return redirect(url_for("player.me", token=token), 303)
 
 
-@blueprint.post("/g/<token>/seats/<int:seat>/free")
+@blueprint.post("/g/<token>/seats/<seat>/free")
 def free_seat(token, seat):
     require_host()
-    if seat >= len(game_or_404(token).setup.players):
+    number = whole(seat, len(game_or_404(token).setup.players))
+    if number is None:
         abort(404)
-    store().free_seat(token, seat)
+    store().free_seat(token, number)
     return redirect(url_for("player.join", token=token), 303)
 
 

@@ -4,13 +4,15 @@ import json
 from flask import (Blueprint, Response, abort, current_app, redirect, render_template,
                    request, url_for)
 
+from qrcode.exceptions import DataOverflowError
+
 from .. import games
 from ..qr import qr_svg
 from ..refusal import Refusal
 from ..store import Conflict
 from . import views
 from .chart import coins_chart
-from .forms import form_dict, form_values, parse_action, parse_amount
+from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .pages import CONFLICT, change, game_or_404, live_or_204, store, version_sent
 
 blueprint = Blueprint("table", __name__)
@@ -76,33 +78,39 @@ def history(token):
     return render_template("history.html", game=game, rounds=views.rounds(game))
 
 
-@blueprint.get("/g/<token>/history/<int:index>")
-def edit(token, index):
-    game = game_or_404(token)
-    if index >= len(game.events):
-        abort(404)
+@blueprint.get("/g/<token>/history/<number>")
+def edit(token, number):
+    game, index = _event_or_404(token, number)
     return _edit_page(game, index, form_values(game.setup, game.events[index]))
 
 
-@blueprint.post("/g/<token>/history/<int:index>")
-def correct(token, index):
-    game = game_or_404(token)
-    if index >= len(game.events):
-        abort(404)
+@blueprint.post("/g/<token>/history/<number>")
+def correct(token, number):
+    game, index = _event_or_404(token, number)
     try:
         games.correct(store(), game, version_sent(), index, parse_action(game.setup, request.form))
     except Refusal as refusal:
-        return _edit_page(game, index, form_dict(request.form), refusal), 422
+        message = views.public_message(refusal, not game.options.money_open)
+        return _edit_page(game, index, form_dict(request.form), message), 422
     except Conflict:
         return _edit_page(game_or_404(token), index, form_dict(request.form), CONFLICT), 409
     return redirect(url_for("table.history", token=token), 303)
+
+
+def _event_or_404(token: str, number: str):
+    """The game and the index of its event written in the URL."""
+    game = game_or_404(token)
+    index = whole(number, len(game.events))
+    if index is None:
+        abort(404)
+    return game, index
 
 
 def _edit_page(game, index, values, message=None):
     before = game.states[index]
     event = game.events[index]
     return render_template("edit.html", game=game, index=index, event=event, values=values,
-                           words=views.describe(game, event),
+                           words=views.describe(game, index),
                            grid=views.reveal_grid(game, before),
                            held=views.held_cards(game, before),
                            error=message and {"action": event.kind, "message": message})
@@ -128,8 +136,11 @@ def export(token):
 def qr(token):
     game_or_404(token)
     base = current_app.config["LAN_URL"] or request.host_url.rstrip("/")
-    return Response(qr_svg(base + url_for("player.join", token=token)),
-                    mimetype="image/svg+xml")
+    try:
+        svg = qr_svg(base + url_for("player.join", token=token))
+    except DataOverflowError:
+        abort(400)
+    return Response(svg, mimetype="image/svg+xml")
 
 
 def _context(game, error=None, note=None, values=None) -> dict:
@@ -138,7 +149,8 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
                 error=error, note=note, values=values or {},
                 auction=views.auction_view(game), actions=views.table_actions(game),
-                last=views.describe(game, game.events[-1]) if game.events else None)
+                stalled=views.stalled(game),
+                last=views.describe(game, len(game.events) - 1) if game.events else None)
 
 
 def _change(game, action):

@@ -4,10 +4,10 @@ from dataclasses import dataclass
 from ..bidding import bid_problems, highest_bid
 from ..cards import NUMBERS, Card
 from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
-from ..games import Game
+from ..games import Game, actions, auction_running
 from ..phrase import N_, Names, Phrase
 from ..refusal import Refusal
-from ..state import GameState, may_reveal, next_actions, sale_preview
+from ..state import GameState, may_reveal, result_refusal, sale_preview
 from .forms import card_value
 
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
@@ -88,14 +88,8 @@ def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]
 
 
 def table_actions(game: Game) -> frozenset[str]:
-    """The actions the table screen offers now: the round's next events, the live
-    auction's moves instead of a typed result while it runs, and undo."""
-    actions = next_actions(game.state)
-    if auction_view(game) is None:
-        actions -= {"bid", "pass"}
-    else:
-        actions -= {"sold", "free"}
-    return actions | ({"undo"} if game.events else set())
+    """The actions the table screen offers now: what the game takes, and undo."""
+    return actions(game) | ({"undo"} if game.events else set())
 
 
 def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardView]]]:
@@ -114,10 +108,15 @@ class BidCheck:
 
 
 def public_message(refusal: Refusal, secret: bool) -> Refusal:
-    """A refusal as the table may see it: with money secret, no coin totals (R12)."""
-    if secret and refusal.rule == "R5" and "coins" in refusal.params:
-        return Refusal("R5", "{player} cannot pay {amount}", player=refusal.params["player"],
-                       amount=refusal.params["amount"])
+    """A refusal as the table may see it: with money secret, no coin totals (R12), in
+    the refusal itself or in the one it gives as its reason."""
+    params = refusal.params
+    if secret and refusal.rule == "R5" and "coins" in params:
+        return Refusal("R5", "{player} cannot pay {amount}", player=params["player"],
+                       amount=params["amount"])
+    if isinstance(params.get("reason"), Refusal):
+        return Refusal(refusal.rule, refusal.text,
+                       **{**params, "reason": public_message(params["reason"], secret)})
     return refusal
 
 
@@ -154,9 +153,9 @@ class AuctionView:
 
 def auction_view(game: Game) -> AuctionView | None:
     """The running live auction, or None (result mode, no lot, or already over)."""
-    auction = game.state.auction
-    if not game.options.live_auction or auction is None or auction.outcome()[0] != "open":
+    if not auction_running(game):
         return None
+    auction = game.state.auction
     names = game.setup.players
     return AuctionView(
         turn=names[auction.turn], seat=auction.turn, high=auction.high,
@@ -164,6 +163,13 @@ def auction_view(game: Game) -> AuctionView | None:
         still_in=tuple(names[seat] for seat in auction.active),
         forbidden=forbidden(game.state.forbidden_digits(names[auction.turn])),
         lowest=0 if auction.high is None else auction.high + 1)
+
+
+def stalled(game: Game) -> Refusal | None:
+    """Why a live auction that is over brought no result, as the table may see it: its
+    winner can no longer pay after a penalty, an overbid to record (R5)."""
+    refusal = result_refusal(game.state) if game.options.live_auction else None
+    return refusal and public_message(refusal, not game.options.money_open)
 
 
 @dataclass(frozen=True)
@@ -190,8 +196,9 @@ def best_bid(state: GameState, seat: int) -> int | None:
     return highest_bid(state.hands[seat], state.coins[seat])
 
 
-def describe(game: Game, event) -> Phrase:
-    """One event in plain words, for the history and for notes."""
+def describe(game: Game, index: int) -> Phrase:
+    """Event `index` in plain words, for the history and for notes."""
+    event = game.events[index]
     if isinstance(event, Reveal):
         return Phrase(N_("Revealed {cards}"),
                       cards=Names(str(card_view(game, card)) for card in event.cards))
@@ -200,6 +207,9 @@ def describe(game: Game, event) -> Phrase:
                       price=event.price)
     if isinstance(event, Free):
         return Phrase(N_("Nobody bid: the start player took the lot for free"))
+    if isinstance(event, Penalty) and game.states[index + 1].pot == game.states[index].pot:
+        return Phrase(N_("{player} made a forbidden bid, with no coin to pay"),
+                      player=event.player)
     if isinstance(event, Penalty):
         return Phrase(N_("{player} made a forbidden bid: 1 coin to the pot"), player=event.player)
     if isinstance(event, Overbid) and event.discard:
@@ -248,8 +258,8 @@ def last_payment(game: Game) -> Phrase | None:
 def rounds(game: Game) -> list[list[tuple[int, Phrase, Phrase | None]]]:
     """The history: each round's events as (index, words, payment)."""
     history = [[]]
-    for index, event in enumerate(game.events):
-        history[-1].append((index, describe(game, event), payment_of(game, index)))
+    for index in range(len(game.events)):
+        history[-1].append((index, describe(game, index), payment_of(game, index)))
         if game.states[index + 1].rounds_played > game.states[index].rounds_played:
             history.append([])
     return [round_events for round_events in history if round_events]
