@@ -191,3 +191,11 @@ def test_R8_french_rules_a_phone_opening_for_an_excluded_start_player_cannot_bid
     before = stored(app, token)
     response = bid(host, token, 0)
     assert response.status_code == 422 and stored(app, token) == before
+
+
+def test_R12_another_phone_cannot_learn_whether_the_bidder_can_pay(app, host, phone):
+    token = live_game(host)
+    join(phone, token, "Bert")
+    warning = text(phone.get(f"/g/{token}/bid-check?amount=13"))  # Anna's turn, 12 coins
+    assert "cannot pay" not in warning
+    assert "Allowed if Anna can pay: money is secret, so this device cannot tell (R12)." in warning

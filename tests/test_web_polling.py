@@ -78,6 +78,20 @@ def test_secret_money_sale_preview_says_who_cannot_pay_but_not_their_total(host,
     assert "Allowed" in text(host.get(f"/g/{game}/preview?winner=0&price=9"))
 
 
+def test_secret_money_cannot_be_found_by_trying_prices_on_another_phone(host, phone, game):
+    """R12: only the host's device and Anna's own phone learn whether Anna can pay."""
+    play(host, game, GAME[:2])  # Anna holds 9
+    join(phone, game, "Bert")
+    answers = {price: text(phone.get(f"/g/{game}/preview?winner=0&price={price}"))
+               for price in (9, 12)}
+    for answer in answers.values():
+        assert "Allowed if Anna can pay: money is secret, so this device cannot tell (R12)." in answer
+        assert "cannot pay" not in answer
+    assert "forbidden" in text(phone.get(f"/g/{game}/preview?winner=0&price=15"))  # R3 still shown
+    assert "Bert holds 13 coins: a bid of 14 is more than that (R5)" in text(
+        phone.get(f"/g/{game}/preview?winner=1&price=14"))  # his own money, on his phone
+
+
 def test_a_phone_whose_seat_was_freed_keeps_polling_without_error(app, host, phone, game):
     """The checked client fails on the 500."""
     join(phone, game, "Anna")

@@ -83,8 +83,9 @@ def check(token):
         return render_template("_check.html", check=None)
     auction = game.state.auction
     high = auction.high if auction is not None and auction.touched else None
-    check = views.check_bid(game.state, game.setup.players[seat], amount, secret=False, high=high)
-    return render_template("_check.html", check=check)
+    name = game.setup.players[seat]
+    check = views.check_bid(game.state, name, amount, views.SHOWN, high=high)
+    return render_template("_check.html", check=check, name=name)
 
 
 @blueprint.post("/g/<token>/me/act")

@@ -13,7 +13,8 @@ from ..store import Conflict
 from . import views
 from .chart import coins_chart
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import CONFLICT, change, game_or_404, live_or_204, store, version_sent
+from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
+from .security import is_host
 
 blueprint = Blueprint("table", __name__)
 
@@ -52,8 +53,8 @@ def preview(token):
         amount = parse_amount(request.args.get("price", ""))
     except (ValueError, IndexError, Refusal):
         return render_template("_check.html", check=None)
-    check = views.check_bid(game.state, winner, amount, secret=not game.options.money_open)
-    return render_template("_check.html", check=check)
+    check = views.check_bid(game.state, winner, amount, _purse(game, winner))
+    return render_template("_check.html", check=check, name=winner)
 
 
 @blueprint.get("/g/<token>/bid-check")
@@ -69,7 +70,16 @@ def bid_check(token):
         return render_template("_bid_warning.html", warning=None)
     held = [entry for entry in views.held_cards(game, game.state) if entry[1] == auction.seat]
     return render_template("_bid_warning.html", game=game, auction=auction, held_by_turn=held,
-                           warning=views.bid_warning(game, auction, amount))
+                           warning=views.bid_warning(game, auction, amount,
+                                                     _purse(game, auction.turn)))
+
+
+def _purse(game, name: str) -> str:
+    """What this device may learn of `name`'s money (R12): all with money open or on
+    their own phone, that they cannot pay on the host's, nothing on another's."""
+    if game.options.money_open or seat_of(game) == game.setup.seat(name):
+        return views.SHOWN
+    return views.CANNOT_PAY if is_host() else views.UNKNOWN
 
 
 @blueprint.get("/g/<token>/history")

@@ -105,6 +105,7 @@ class BidCheck:
     problems: list[Refusal]
     payment: Phrase
     reason: Phrase | None
+    purse_unknown: bool
 
 
 def public_message(refusal: Refusal, secret: bool) -> Refusal:
@@ -120,22 +121,30 @@ def public_message(refusal: Refusal, secret: bool) -> Refusal:
     return refusal
 
 
-def visible_problems(state: GameState, name: str, amount: int, secret: bool,
+# How much a screen may tell of a player's money (R12): their total (money open, or their
+# own phone), only that they cannot pay (the host's device), or nothing (other devices,
+# so that nobody can find a total by trying prices).
+SHOWN, CANNOT_PAY, UNKNOWN = "shown", "cannot pay", "unknown"
+
+
+def visible_problems(state: GameState, name: str, amount: int, purse: str,
                      high: int | None = None) -> list[Refusal]:
     """Every reason the bid is not allowed (above `high`, if any), as the screen may
-    show them: with money secret (R12), that a player cannot pay, never what they hold."""
-    return [public_message(problem, secret)
-            for problem in bid_problems(state, name, amount, high)]
+    show them, given what it may tell of `name`'s `purse`."""
+    problems = bid_problems(state, name, amount, high)
+    if purse == UNKNOWN:
+        problems = [problem for problem in problems if problem.rule != "R5"]
+    return [public_message(problem, purse != SHOWN) for problem in problems]
 
 
-def check_bid(state: GameState, name: str, amount: int, secret: bool,
+def check_bid(state: GameState, name: str, amount: int, purse: str,
               high: int | None = None) -> BidCheck:
     """Every reason the bid is not allowed, and the payment it would bring."""
-    problems = visible_problems(state, name, amount, secret, high)
+    problems = visible_problems(state, name, amount, purse, high)
     sale = sale_preview(state, name, amount)
     if sale is None:
-        return BidCheck(problems, FREE_AT_ZERO, None)
-    return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase)
+        return BidCheck(problems, FREE_AT_ZERO, None, purse == UNKNOWN)
+    return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase, purse == UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -179,17 +188,18 @@ class BidWarning:
     problems: list[Refusal]
     penalty: bool
     overbid: bool
+    purse_unknown: bool
 
 
-def bid_warning(game: Game, auction: AuctionView, amount: int) -> BidWarning:
+def bid_warning(game: Game, auction: AuctionView, amount: int, purse: str) -> BidWarning:
     """Warn before the bid of the player whose turn it is: a forbidden ending is a
-    penalty (R4), more than they hold an overbid (R5); as the table may see it."""
-    problems = visible_problems(game.state, auction.turn, amount, not game.options.money_open,
-                                auction.high)
+    penalty (R4), more than they hold an overbid (R5); as this screen may see it."""
+    problems = visible_problems(game.state, auction.turn, amount, purse, auction.high)
     return BidWarning(
         problems=problems,
         penalty=any(problem.rule == "R3" and "digit" in problem.params for problem in problems),
-        overbid=any(problem.rule == "R5" for problem in problems))
+        overbid=any(problem.rule == "R5" for problem in problems),
+        purse_unknown=purse == UNKNOWN)
 
 
 def best_bid(state: GameState, seat: int) -> int | None:
