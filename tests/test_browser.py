@@ -26,6 +26,8 @@ def test_phones_see_the_payment_without_reloading(server, browser):
         phones[name] = phone
 
     table.reload()  # the seats taken changed the game's version: start from the latest page
+    # The payment is announced by live regions that are on the page before it (aria-live).
+    regions = {phone: phone.query_selector("#payment[aria-live=polite]") for phone in phones.values()}
     table.get_by_label("red 0", exact=True).check()
     table.get_by_label("yellow 5", exact=True).check()
     table.get_by_role("button", name="Reveal these 2 cards").click()
@@ -39,6 +41,7 @@ def test_phones_see_the_payment_without_reloading(server, browser):
     for phone in phones.values():
         for words in FIRST_SALE:
             expect(phone.locator(".payment")).to_contain_text(words, timeout=WAIT)
+        assert FIRST_SALE[0] in regions[phone].evaluate("region => region.isConnected && region.textContent")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 360
     expect(phones["Bert"].locator(".me .coins")).to_have_text("13 coins")
 

@@ -49,6 +49,7 @@ class Words:
     winner: str
     price: str
     allowed: str
+    allowed_secret: str  # on a phone other than the winner's, with money secret (R12)
     if_won: str
     sold: str
     penalty: str
@@ -65,6 +66,7 @@ ENGLISH = Words(
     start="Start the game", which_seat="Which seat is yours?", table="Table", history="History",
     reveal_heading="Round {n}: reveal the lot", round_of="Round {n} of 15", pot="Pot {n}",
     reveal="Reveal these 2 cards", winner="Winner", price="Price", allowed="Allowed.",
+    allowed_secret="Allowed if {name} can pay: money is secret, so this device cannot tell (R12).",
     if_won="If won at this price:", sold="Sold", penalty="Penalty (forbidden bid)",
     penalty_by="Forbidden bid by", penalty_button="Penalty: 1 coin to the pot",
     free="Nobody bid: the start player takes the lot", coins="{n} coins",
@@ -78,6 +80,8 @@ FRENCH = Words(
     history="Historique",
     reveal_heading="Tour {n} : révélez le lot", round_of="Tour {n} sur 15", pot="Pot commun {n}",
     reveal="Révéler ces 2 cartes", winner="Vainqueur", price="Prix", allowed="Autorisé.",
+    allowed_secret="Autorisé si {name} peut payer : l'argent est secret, cet appareil ne peut pas "
+                   "le savoir (R12).",
     if_won="Si l'enchère est remportée à ce prix :", sold="Vendu",
     penalty="Maudit (offre interdite)", penalty_by="Offre interdite de",
     penalty_button="Maudit : 1 pièce au pot commun",
@@ -97,14 +101,15 @@ def card_name(words: Words, card: str) -> str:
 
 def start_game(page, words: Words, edition="en", live=False) -> str:
     """The host fills in the new game form (players Anna, Bert, Claus); the game's token."""
+    form = page.locator("form.new-game")
     for number, name in enumerate(PLAYERS, start=1):
-        page.get_by_role("textbox", name=words.seat.format(n=number), exact=True).fill(name)
+        form.get_by_role("textbox", name=words.seat.format(n=number), exact=True).fill(name)
     if edition == "fr":
-        page.get_by_role("radio", name=loose(words.french_rules)).check()
+        form.get_by_role("radio", name=loose(words.french_rules)).check()
     if live:
-        page.get_by_role("checkbox", name=loose(words.live)).check()
+        form.get_by_role("checkbox", name=loose(words.live)).check()
     check_screen(page)
-    page.get_by_role("button", name=loose(words.start)).click()
+    form.get_by_role("button", name=loose(words.start)).click()
     expect(page).to_have_url(re.compile(r"/g/[\w-]{20,}$"))
     check_screen(page)
     return page.url.rsplit("/", 1)[1]
@@ -178,8 +183,8 @@ RECORDED = [
 
 
 def record_round(page, words: Words, number: int, played: Round, shot=None) -> None:
-    """On the phone's table page: reveal, any penalty, then the sale (with its preview)
-    or the free lot."""
+    """On Bert's phone, the table page: reveal, any penalty, then the sale (with its
+    preview) or the free lot."""
     reveal(page, words, number, played.cards)
     if played.penalty:
         press(page.locator("summary").filter(has_text=loose(words.penalty)))
@@ -200,7 +205,8 @@ def record_round(page, words: Words, number: int, played: Round, shot=None) -> N
     expect(field).to_have_attribute("inputmode", "numeric")  # the phone shows its number pad
     press(field)
     field.press_sequentially(str(price))
-    expect(page.get_by_text(loose(words.allowed, exact=True))).to_be_visible()
+    allowed = words.allowed if winner == "Bert" else words.allowed_secret.format(name=winner)
+    expect(page.get_by_text(loose(allowed, exact=True))).to_be_visible()  # on Bert's phone
     expect(page.get_by_text(loose(words.if_won))).to_contain_text(loose(played.payment))
     sold = page.get_by_role("button", name=words.sold, exact=True)
     sold.scroll_into_view_if_needed()

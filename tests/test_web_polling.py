@@ -19,10 +19,13 @@ def test_a_change_shows_on_the_other_screens_next_poll(app, host, phone, game):
         assert client.get(f"{url}?v={seen}").status_code == 204
     play(host, game, GAME[:2])
     for client, url in polls.items():
-        response = client.get(f"{url}?v={seen}")
+        response = client.get(f"{url}?v={seen}", headers={"HX-Request": "true"})  # as htmx polls
         assert response.status_code == 200
-        assert response.data.lstrip().startswith(b'<div id="live"')
-        assert all(words in text(response) for words in FIRST_SALE)
+        html = response.get_data(as_text=True)
+        assert html.count('<div id="live"') == 1 and "<html" not in html
+        payment = html.split('<div id="live"')[0]  # sent into the page's own live region
+        assert 'id="payment"' in payment and 'hx-swap-oob="innerHTML"' in payment
+        assert all(words in text(payment) for words in FIRST_SALE)
         assert f"v={version(app, game)}" in response.get_data(as_text=True)  # polls on from here
 
 

@@ -22,6 +22,6 @@ def test_game_events_and_seat_survive_a_restart(tmp_path):
     assert all(words in text(me) for words in FIRST_SALE)
     unchanged = phone_again.get(f"/g/{token}/me/live?v={latest}")
     assert unchanged.status_code == 204 and unchanged.data == b""
-    changed = phone_again.get(f"/g/{token}/me/live?v={old}")
+    changed = phone_again.get(f"/g/{token}/me/live?v={old}", headers={"HX-Request": "true"})
     assert changed.status_code == 200 and all(words in text(changed) for words in FIRST_SALE)
     assert host.get(f"/g/{token}/live?v={latest}").status_code == 204

@@ -2,7 +2,7 @@
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, Response, render_template
+from flask import Flask, Response, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
@@ -38,13 +38,18 @@ def create_app(data_dir, lan_url: str | None = None) -> Flask:
         HOST_KEY=store.secret("host_key"),
         LAN_URL=lan_url,
     )
-    app.context_processor(lambda: LIMITS)
+    app.context_processor(_page_context)
     security.init(app)
     i18n.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
     return app
+
+
+def _page_context() -> dict:
+    """What every template may use: the rules' limits, and whether htmx asked for a part."""
+    return {**LIMITS, "htmx": request.headers.get("HX-Request") == "true"}
 
 
 def _error_pages(app: Flask) -> None:
