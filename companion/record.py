@@ -61,16 +61,19 @@ def fold_record(record) -> GameState:
 
 
 def parse_event(raw):
-    """One event of the record as an event object, its shape checked."""
-    raw = _typed(raw, dict, Phrase(N_("an event")))
+    """One event of the record as an event object, its shape checked (the messages'
+    words are made only when something is wrong: a replay parses every event)."""
+    if type(raw) is not dict:
+        raw = _typed(raw, dict, Phrase(N_("an event")))
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _EVENTS:
         raise Refusal("record", "unknown event type {kind!r}", kind=kind)
     cls, names = _EVENTS[kind]
-    _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
-    for name in names:
-        if name not in raw:
-            raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
+    if len(raw) != len(names) + 1 or not all(name in raw for name in names):
+        _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
+        for name in names:
+            if name not in raw:
+                raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
     return cls(**{name: _field(name, raw[name]) for name in names})
 
 
@@ -138,7 +141,9 @@ def _card(value) -> Card:
 
 
 def _name(value) -> str:
-    return _typed(value, str, Phrase(N_("a player name"))).strip()
+    if type(value) is not str:
+        value = _typed(value, str, Phrase(N_("a player name")))
+    return value.strip()
 
 
 def _check_keys(data: dict, allowed, what: str) -> None:

@@ -133,8 +133,9 @@ def _check_new_card(state: GameState, card: Card) -> None:
 
 def _check_counts(seen, lot) -> None:
     """At most 5 cards of a family and 3 of a number (R1)."""
+    families, numbers = _counts(seen)
     for card in lot:
-        family_count, number_count = _counts(seen, card)
+        family_count, number_count = families.count(card.family), numbers.count(card.number)
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
                           count=family_count, family=card.family, size=FAMILY_SIZE)
@@ -143,18 +144,17 @@ def _check_counts(seen, lot) -> None:
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
 
 
-def _counts(seen, card: Card) -> tuple[int, int]:
-    """How many seen cards share `card`'s family, and how many its number."""
-    return (sum(other.family == card.family for other in seen),
-            sum(other.number == card.number for other in seen))
+def _counts(seen) -> tuple[list[str], list[int]]:
+    """The family and the number of every seen card (R1 counts them)."""
+    return [card.family for card in seen], [card.number for card in seen]
 
 
 def may_reveal(state: GameState, card: Card) -> bool:
     """Whether `card` can still turn up in a lot: unseen, and neither its family nor its
     number used up (R1)."""
-    family_count, number_count = _counts(state.seen, card)
-    return (card not in state.seen and family_count < FAMILY_SIZE
-            and number_count < NUMBER_COPIES)
+    families, numbers = _counts(state.seen)
+    return (card not in state.seen and families.count(card.family) < FAMILY_SIZE
+            and numbers.count(card.number) < NUMBER_COPIES)
 
 
 def next_actions(state: GameState) -> frozenset[str]:
