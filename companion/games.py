@@ -83,7 +83,8 @@ def append(store: Store, game: Game, version: int, event) -> None:
 
 
 def _check_mode(game: Game, event) -> None:
-    """Bids and drop-outs only in a running live auction; while one runs, no typed result."""
+    """Bids and drop-outs only in live auction mode (the core checks whose turn it is);
+    while a live auction runs, no typed result (R3)."""
     if isinstance(event, (Bid, Pass)) and not game.options.live_auction:
         raise Refusal("form", "live auction mode is off in this game: record the sale or "
                               "the free lot")
