@@ -37,6 +37,11 @@ class Score:
     tie: Phrase | None
 
     @property
+    def ranking(self) -> tuple[PlayerScore, ...]:
+        """The players from first to last: most points, then the highest card sum (R10)."""
+        return tuple(sorted(self.players, key=lambda player: (-player.points, -player.card_sum)))
+
+    @property
     def tie_break(self) -> str:
         """How a tie on points was broken, in English ('' if there was none)."""
         return "" if self.tie is None else str(self.tie)

@@ -55,6 +55,9 @@ class Settlement:
                            winner=self.winner, price=self.price, pot=self.pot)
         else:
             payer = Phrase(N_("{winner} pays {price}"), winner=self.winner, price=self.price)
+        if not self.share:
+            return self._with_remainder(Phrase(N_("{payer}: nobody takes anything"),
+                                               payer=payer))
         takes = Series(_takes(name, self.share) for name in self.receivers)
         return self._with_remainder(Phrase(N_("{payer}: {takes}"), payer=payer, takes=takes))
 
@@ -88,8 +91,9 @@ class Settlement:
     def _with_remainder(self, text: Phrase) -> Phrase:
         if not self.remainder:
             return text
-        return Phrase(N_("{text}, {remainder} stays in the pot"), text=text,
-                      remainder=self.remainder)
+        template = (N_("{text}, {remainder} stays in the pot") if self.remainder == 1
+                    else N_("{text}, {remainder} stay in the pot"))
+        return Phrase(template, text=text, remainder=self.remainder)
 
 
 def _takes(name: str, amount) -> Phrase:

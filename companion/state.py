@@ -229,6 +229,9 @@ def _penalty(state: GameState, event: Penalty) -> GameState:
 def _overbid(state: GameState, event: Overbid) -> GameState:
     _after_reveal(state, N_("an overbid"))
     seat = state.setup.seat(event.player)
+    if seat in state.excluded:
+        raise Refusal("R5/R7", "{player} is excluded from this round's auction",
+                      player=event.player)
     hand = state.hands[seat]
     excluded = state.excluded | {seat}
     if not hand:
@@ -259,12 +262,17 @@ def _bid(state: GameState, event: Bid) -> GameState:
 def _pass(state: GameState, event: Pass) -> GameState:
     """Live auction: the player whose turn it is drops out (R3)."""
     seat = _check_turn(state, event.player)
-    must_open = (state.setup.edition == "fr" and not state.auction.opened and seat == state.start
-                 and highest_bid(state.hands[seat], state.coins[seat]) is not None)
-    if must_open:
+    if must_open(state, seat):
         raise Refusal("R3", "French rules: the start player {player} opens the auction and "
                             "must bid (0 is allowed)", player=event.player)
     return replace(state, auction=after_pass(state.auction, len(state.players), seat))
+
+
+def must_open(state: GameState, seat: int) -> bool:
+    """French rules: the start player opens the lot's auction, unless they have no legal
+    bid (R3), so may not drop out before anyone has bid."""
+    return (state.setup.edition == "fr" and not state.auction.opened and seat == state.start
+            and highest_bid(state.hands[seat], state.coins[seat]) is not None)
 
 
 def auction_result(state: GameState):
@@ -273,9 +281,14 @@ def auction_result(state: GameState):
     if auction is None or (not auction.touched and auction.active):
         return None
     outcome, seat, price = auction.outcome()
-    if outcome == "sold":
+    if outcome == "sold" and not _free_at_zero(state, seat, price):
         return Sold(state.players[seat], price)
-    return Free() if outcome == "free" else None
+    return None if outcome == "open" else Free()
+
+
+def _free_at_zero(state: GameState, seat: int, price: int) -> bool:
+    """A French-rules win at 0, which is a free lot (R8.6)."""
+    return sale_preview(state, state.players[seat], price) is None
 
 
 def result_refusal(state: GameState) -> Refusal | None:
@@ -320,7 +333,10 @@ def _check_auction_ended(state: GameState, recorded) -> None:
         return
     check_auction_over(state)
     outcome, seat, price = state.auction.outcome()
-    if (outcome, seat, price) != recorded:
+    ended = {(outcome, seat, price)}
+    if outcome == "sold" and _free_at_zero(state, seat, price):
+        ended.add(("free", None, None))
+    if recorded not in ended:
         if outcome == "free":
             raise Refusal("R3", "everyone passed without a bid: the lot goes free")
         raise Refusal("R3", "{player} won the auction at {price}", player=state.players[seat],

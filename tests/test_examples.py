@@ -123,3 +123,12 @@ def test_R1_a_name_with_a_line_break_is_refused_on_one_line(tmp_path, capsys):
     record["players"][1] = record["events"][3]["winner"] = "Be\nrt"
     check_one_line_error(replay(capsys, write_record(tmp_path, record)),
                          "header: the name 'Be\\nrt' contains a line break")
+
+
+def test_cli_reads_a_record_saved_with_a_byte_order_mark(tmp_path, capsys):
+    """Some editors start a UTF-8 file with a BOM: it is still the same record."""
+    source = RECORDS[0]
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    expected = expected_path(source).read_text(encoding="utf-8")
+    assert replay(capsys, path, "--json") == (0, expected + "\n", "")

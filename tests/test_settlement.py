@@ -144,3 +144,22 @@ def test_excluded_players_still_receive_money():
                changes={"Anna": -7, "Bert": 7}, remainder=0,
                reason="Bert holds the only 7: Bert takes 7",
                instructions="Anna pays 7: Bert takes 7")
+
+
+def test_english_price_0_with_too_little_to_share_says_nobody_takes_anything():
+    """R8.5: 1 coin in the pot cannot be shared by 3 players: it all stays there."""
+    before, after = sale("Anna", 0, before=[Penalty("Claus")],
+                         players=("Anna", "Bert", "Claus", "Dieter"))
+    assert coin_changes(before, after) == {} and after.pot == 1
+    assert after.last_sale.instructions == (
+        "Anna pays 0 (+ 1 from the pot): nobody takes anything, 1 stays in the pot")
+
+
+def test_a_remainder_of_2_stays_in_the_pot_in_the_plural():
+    """R8.5 with 4 players: 5 shared by 3 is 1 each, 2 stay in the pot."""
+    check_sale(*sale("Anna", 5, players=("Anna", "Bert", "Claus", "Dieter")),
+               changes={"Anna": -5, "Bert": 1, "Claus": 1, "Dieter": 1}, remainder=2,
+               reason="nobody holds a 5: Bert, Claus and Dieter share 5, 1 each, "
+                      "2 stay in the pot",
+               instructions="Anna pays 5: Bert takes 1, Claus takes 1, Dieter takes 1, "
+                            "2 stay in the pot")
