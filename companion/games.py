@@ -53,8 +53,12 @@ def load(store: Store, token: str) -> Game | None:
 
 
 def create(store: Store, record: dict, options: Options) -> str:
-    """Check a whole record (new or imported) and store it as a new game."""
-    result = _live_result(options, fold_record(record))
+    """Check a whole record (new or imported) and store it as a new game; a record with
+    live bids or drop-outs is played on in live auction mode."""
+    state = fold_record(record)
+    if any(event["type"] in (Bid.kind, Pass.kind) for event in record["events"]):
+        options = Options(money_open=options.money_open, live_auction=True)
+    result = _live_result(options, state)
     header = {key: value for key, value in record.items() if key != "events"}
     events = record["events"] + [dump_event(event) for event in result]
     return store.create_game(header, vars(options), events)
@@ -73,6 +77,13 @@ def actions(game: Game) -> frozenset[str]:
     if auction_running(game):
         return next_actions(game.state) - {"sold", "free"}
     return next_actions(game.state) - {"bid", "pass"}
+
+
+def actions_at(game: Game, index: int) -> frozenset[str]:
+    """The kinds of action that could stand in place of event `index` (a correction):
+    what the round took at that point, bids and drop-outs only in live mode."""
+    kinds = next_actions(game.states[index])
+    return kinds if game.options.live_auction else kinds - {"bid", "pass"}
 
 
 def append(store: Store, game: Game, version: int, event) -> None:
@@ -111,23 +122,37 @@ def _last_action_size(game: Game) -> int:
 def correct(store: Store, game: Game, version: int, index: int, event) -> None:
     """Replace event `index`; every later event is checked again."""
     _check_version(game, version)
+    _check_index(game, index)
+    _write(store, game, version, index, [event], game.events[index + 1:])
+
+
+def remove(store: Store, game: Game, version: int, index: int) -> None:
+    """Take event `index` out of the log; every later event is checked again."""
+    _check_version(game, version)
+    _check_index(game, index)
+    _write(store, game, version, index, [], game.events[index + 1:])
+
+
+def _check_index(game: Game, index: int) -> None:
     if not 0 <= index < len(game.events):
         raise Refusal("form", "there is no event {index} to correct", index=index)
-    _write(store, game, version, index, [event, *game.events[index + 1:]])
 
 
-def _write(store: Store, game: Game, version: int, keep: int, new_events) -> None:
-    """Check the new events after the first `keep`; refuse with the reason, or store them
-    (Conflict if the game moved on). In live auction mode a log never ends with an
-    auction that is over but not settled: its result is added."""
+def _write(store: Store, game: Game, version: int, keep: int, change, later=()) -> None:
+    """Keep the first `keep` events, then the events of `change`, then the `later` events
+    of the log, each checked again; refuse with the reason, or store them (Conflict if the
+    game moved on). In live auction mode a log never ends with an auction that is over
+    but not settled: its result is added."""
+    new_events = [*change, *later]
     states = [game.states[keep]]
     try:
         for offset, event in enumerate(new_events):
             states.append(apply_at(states[-1], event, keep + offset))
     except Refusal as refusal:
-        if refusal.event > keep:
+        if refusal.event >= keep + len(change):  # a later event, numbered as the log has it
+            number = refusal.event - len(change) + len(game.events) - len(later) - keep + 1
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
-                          number=refusal.event + 1, reason=refusal) from None
+                          number=number, reason=refusal) from None
         raise
     new_events = [*new_events, *_live_result(game.options, states[-1])]
     store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])

@@ -70,6 +70,16 @@ def test_every_text_has_a_translation(po):
     assert not po.fuzzy and len(po.obsolete) == 0
 
 
+def test_french_texts_keep_a_no_break_space_before_double_punctuation(po):
+    """French typography: ':', ';', '?' and '!' follow a no-break space, never a plain one
+    (which would let the sign wrap to the start of a line alone)."""
+    def texts(message):
+        return message.string if isinstance(message.string, tuple) else (message.string,)
+    plain_space = [message.id for message in po if message.id
+                   and any(re.search(r" [:;?!]", text) for text in texts(message))]
+    assert plain_space == []
+
+
 def brace_fields(text: str) -> list[tuple[str, str]]:
     return sorted((name, conversion or "") for _, name, _, conversion
                   in string.Formatter().parse(text) if name is not None)
@@ -294,9 +304,9 @@ def test_score_and_history_pages_in_french(french, game):
         assert expected in words, expected
     assert "tour 15" in body(page)  # the chart's axis
     history = text(french.get(f"/g/{game}/history"))
-    for expected in ("Tour 15", "Cartes révélées : ♣ green 2 et ● blue 8",
-                     "Claus a fait une offre interdite et a été maudit",
-                     "Anna a vendu ♦ red 0 à Bert pour 2", "corriger"):
+    for expected in ("Tour 15", "Cartes révélées : ♣ vert 2 et ● bleu 8",
+                     "Claus a fait une offre interdite (malédiction)",
+                     "Anna a vendu ♦ rouge 0 à Bert pour 2", "corriger"):
         assert expected in history, expected
 
 

@@ -8,8 +8,8 @@ from companion.record import fold_record
 from companion.replay import replay_json
 from companion.scoring import SET_POINTS
 
-from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, find_form, import_record, join,
-                               new_game, play, rows, snapshot, stored, submit, text, undo)
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, body, find_form, import_record,
+                               join, new_game, play, rows, snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 
@@ -85,6 +85,17 @@ def test_score_page_after_round_15(host, played):
     bert = score_rows(page)[1]
     assert bert[1] == "5 cards: 15" and bert[-4:] == ["16", "2", "29", "55"]
     assert "<svg" in page.get_data(as_text=True)
+
+
+def test_score_page_ranks_the_players_first(host, played):
+    """A phone sees the totals first, best first (R10), before the wide table."""
+    ranking = body(host.get(f"/g/{played}/score")).split('class="ranking"')[1].split("</ol>")[0]
+    expected = replayed(host, played)["players"]
+    order = sorted(expected, key=lambda player: (-player["points"], -player["card_sum"]))
+    assert text(ranking).lstrip("> ").startswith(
+        f"{order[0]['name']} · {order[0]['points']} points")
+    assert [text(item).split(" · ")[0] for item in ranking.split("<li>")[1:]] == [
+        player["name"] for player in order]
 
 
 def test_score_page_before_the_end(host, game):
@@ -194,3 +205,56 @@ def test_an_import_can_choose_live_auction_mode(app, host, played):
     response = import_record(host, record, live="on")
     token = response.headers["Location"].rsplit("/", 1)[1]
     assert app.config["STORE"].game(token).options["live_auction"] is True
+
+
+def test_a_side_sale_and_a_penalty_show_as_the_coins_to_hand_over(host, phone, game):
+    """R6: the buyer pays the seller; R4: a penalty coin goes into the pot."""
+    join(phone, game, "Bert")
+    play(host, game, GAME[:3])
+    for page in (host.get(f"/g/{game}"), phone.get(f"/g/{game}/me")):
+        assert "Bert pays Anna 2 for ♦ red 0" in text(page)
+    play(host, game, GAME[3:5])
+    assert "Claus puts 1 coin into the pot (forbidden bid)" in text(host.get(f"/g/{game}"))
+
+
+def test_the_host_holding_a_seat_can_still_free_seats(host, phone, game):
+    """The host's own seat does not hide the seats page from it."""
+    join(host, game, "Anna")
+    join(phone, game, "Bert")
+    page = host.get(f"/g/{game}/join")
+    assert page.status_code == 200 and "Your seat: Anna, open your screen" in text(page)
+    response = submit(host, f"/g/{game}/join", f"/g/{game}/seats/1/free")
+    assert response.status_code == 303
+    assert "Bert (taken)" not in text(host.get(f"/g/{game}/join"))
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"start": "9"}, "choose the first start player's seat (R1)"),
+    ({"family": ["red", "yellow", "green", "blue", "purple", "x" * 21]},
+     "a family name is 1 to 20 characters on one line (R1)"),
+    ({"family": ["red", "yellow", "green", "blue", "purple", "bl\nack"]},
+     "a family name is 1 to 20 characters on one line (R1)"),
+])
+def test_a_new_game_with_a_bad_start_seat_or_family_name_is_refused(app, host, values, message):
+    response = new_game(host, expect=422, **values)
+    assert message in alerts(response)
+    assert snapshot(app) == []
+
+
+def test_default_family_names_follow_each_reader_s_language(app, host):
+    """A game set up on a French device keeps the six default names in the record's own
+    words (English), so each phone reads them in its language (R1)."""
+    french = {"Accept-Language": "fr"}
+    host.set_cookie("lang", "fr")
+    token = new_game(host, family=["rouge", "jaune", "vert", "bleu", "violet", "noir"])
+    host.delete_cookie("lang")
+    assert list(app.config["STORE"].game(token).header["families"]) == [
+        "red", "yellow", "green", "blue", "purple", "black"]
+    play(host, token, GAME[:1])
+    assert "♦ red 0" in text(host.get(f"/g/{token}/history"))
+    assert "♦ rouge 0" in text(host.get(f"/g/{token}/history", headers=french))
+
+
+def test_an_import_accepts_a_file_that_starts_with_a_byte_order_mark(host, played):
+    record = host.get(f"/g/{played}/record.json").get_data()
+    assert import_record(host, b"\xef\xbb\xbf" + record).status_code == 303

@@ -1,8 +1,10 @@
 """Live auction mode over HTTP: the table referees bid by bid, phones bid on their turn."""
+import json
+
 from companion import games
 from companion.events import Pass
-from tests.web_helpers import (act, alerts, body, find_form, join, new_game, page_headers, stored,
-                               submit, text, undo)
+from tests.web_helpers import (act, alerts, body, find_form, import_record, join, new_game,
+                               page_headers, stored, submit, text, undo)
 from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
 
 LOT = ("reveal", "red 1", "blue 5")
@@ -94,6 +96,25 @@ def test_R8_french_rules_an_opening_0_that_nobody_raises_is_a_free_lot(app, host
     after = state(app, token)
     assert after.coins == (12, 12, 12) and after.rounds_played == 1
     assert [card.number for card in after.hand_of("Anna")] == [1, 5]
+    assert stored(app, token)[1][-1] == {"type": "free"}  # the record says what it was (R8.6)
+
+
+def test_R3_french_rules_the_start_player_is_not_offered_a_drop_out_before_opening(host):
+    token = live_game(host, edition="fr")
+    page = host.get(f"/g/{token}")
+    assert 'value="pass"' not in body(page)
+    assert "French rules: the start player must open (0 is allowed)." in text(page)
+    bid(host, token, 0)
+    assert 'value="pass"' in body(host.get(f"/g/{token}"))  # Bert may drop out
+
+
+def test_R9_a_live_auction_everyone_drops_out_of_is_announced_as_a_free_lot(host, phone):
+    token = live_game(host)
+    join(phone, token, "Bert")
+    for _ in range(3):
+        drop_out(host, token)
+    for page in (host.get(f"/g/{token}"), phone.get(f"/g/{token}/me")):
+        assert "No money moves: Anna takes the lot for free (R9)" in text(page)
 
 
 def test_undo_takes_back_the_last_pass_and_the_sale_it_brought(app, host):
@@ -155,6 +176,7 @@ def test_R5_a_winner_who_can_no_longer_pay_is_shown_and_booked_as_an_overbid(app
     assert ("The auction is over, but its result cannot be recorded: Anna cannot pay 12 (R5). "
             "Record the overbid.") in alerts(page)
     assert 'name="action" value="overbid"' in body(page)
+    assert find_form(page, "action-overbid").fields["player"] == ["0"]  # Anna, preselected
     assert act(host, token, "overbid", "Anna", None).status_code == 303
     page = text(host.get(f"/g/{token}"))
     assert "Bert's turn" in page and "Still in: Bert, Claus" in page
@@ -199,3 +221,15 @@ def test_R12_another_phone_cannot_learn_whether_the_bidder_can_pay(app, host, ph
     warning = text(phone.get(f"/g/{token}/bid-check?amount=13"))  # Anna's turn, 12 coins
     assert "cannot pay" not in warning
     assert "Allowed if Anna can pay: money is secret, so this device cannot tell (R12)." in warning
+
+
+def test_an_imported_record_with_live_bids_goes_on_in_live_auction_mode(app, host):
+    """A record that stopped in the middle of a live auction can be played on from there."""
+    record = {"format": "templari-game/1", "edition": "en", "players": ["Anna", "Bert", "Claus"],
+              "events": [{"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                                      {"family": "blue", "number": 5}]},
+                         {"type": "bid", "player": "Anna", "amount": 3}]}
+    response = import_record(host, json.dumps(record).encode())
+    token = response.headers["Location"].rsplit("/", 1)[1]
+    assert app.config["STORE"].game(token).options["live_auction"] is True
+    assert "Bert's turn" in text(host.get(f"/g/{token}"))

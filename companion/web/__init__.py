@@ -12,11 +12,12 @@ from ..setup import MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import Store
 from . import host, i18n, player, security, table
 from .assets import assets
+from .forms import MAX_FAMILY_LENGTH
 
 ROOT = Path(__file__).resolve().parents[2]
 # The rules' numbers the templates show or enforce (R1, R2).
 LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
-              max_name_length=MAX_NAME_LENGTH)
+              max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
 def create_app(data_dir, lan_url: str | None = None) -> Flask:

@@ -11,7 +11,8 @@ from ..phrase import N_, Phrase
 from ..record import FORMAT
 from ..refusal import Refusal
 from ..setup import check_players
-from .forms import whole
+from .forms import clean_family, whole
+from .i18n import english_families
 from .pages import store
 from .security import is_host, make_host, require_host
 
@@ -41,11 +42,16 @@ def new_game():
     seats = [name.strip() for name in form.getlist("player")]
     names = [name for name in seats if name]
     start = whole(form.get("start"), len(seats))
+    families = [name.strip() for name in form.getlist("family")]
     try:
         check_players(tuple(names))
+        if form.get("start") and start is None:
+            raise Refusal("R1", "choose the first start player's seat")
         if start is not None and not seats[start]:
             raise Refusal("R1", "the start player's seat {number} has no name",
                           number=start + 1)
+        for family in families:
+            clean_family(family)
     except Refusal as refusal:
         return _home(form, refusal), 422
     start_player = {} if start is None else {"start_player": seats[start]}
@@ -53,7 +59,7 @@ def new_game():
         "format": FORMAT,
         "edition": form.get("edition", "en"),
         "variants": {"side_auctions": "side_sales" in form, "exchange": "exchange" in form},
-        "families": [name.strip() for name in form.getlist("family")],
+        "families": english_families(families),
         "players": names,
         "events": [],
         **start_player,
@@ -66,7 +72,7 @@ def import_game():
     require_host()
     upload = request.files.get("record")
     try:
-        record = json.loads(upload.read().decode("utf-8")) if upload else None
+        record = json.loads(upload.read().decode("utf-8-sig")) if upload else None
     except (UnicodeDecodeError, ValueError, RecursionError):
         return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
                                              "file exported by Templari Companion."))), 422

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, abort, redirect, request
 from flask_babel import Babel, get_locale, gettext
 
+from ..cards import DEFAULT_FAMILIES, Card
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 
@@ -32,6 +33,7 @@ def init(app) -> None:
     Babel(app, locale_selector=language)
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.filters["say"] = say
+    app.jinja_env.filters["family"] = family_label
     app.register_blueprint(blueprint)
     app.context_processor(lambda: {"language": str(get_locale() or DEFAULT),
                                    "languages": LANGUAGES, "here": _here()})
@@ -128,7 +130,22 @@ def _format(template: str, values: dict) -> str:
         return template.format(**values)
 
 
+def family_label(name: str) -> str:
+    """A family's name in the request's language: the six default names are translated,
+    names the table chose are shown as they are."""
+    return gettext(name) if name in DEFAULT_FAMILIES else name
+
+
+def english_families(names: list[str]) -> list[str]:
+    """Family names from the new game form, the defaults as a record keeps them (in
+    English) whatever language the form showed them in."""
+    return [default if name == gettext(default) else name
+            for name, default in zip(names, DEFAULT_FAMILIES)] + names[len(DEFAULT_FAMILIES):]
+
+
 def _param(key: str, value):
     if isinstance(value, (Refusal, Phrase, Names, Series)):
         return say(value)
+    if isinstance(value, Card):
+        return f"{family_label(value.family)} {value.number}"
     return value

@@ -9,7 +9,7 @@ from .. import games
 from ..events import Bid, Pass
 from .forms import parse_amount, whole
 from .pages import change, game_or_404, live_or_204, seat_of, store
-from .security import require_host
+from .security import is_host, require_host
 
 blueprint = Blueprint("player", __name__)
 
@@ -17,9 +17,9 @@ blueprint = Blueprint("player", __name__)
 @blueprint.get("/g/<token>/join")
 def join(token):
     game = game_or_404(token)
-    if seat_of(game) is not None:
+    if seat_of(game) is not None and not is_host():
         return redirect(url_for("player.me", token=token))
-    return render_template("join.html", game=game, note=None)
+    return render_template("join.html", game=game, note=None, mine=seat_of(game))
 
 
 @blueprint.post("/g/<token>/join")

@@ -13,7 +13,8 @@ from ..store import Conflict
 from . import views
 from .chart import coins_chart
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
+from .pages import (CONFLICT, change, game_or_404, live_or_204, moves_note, remember_moves,
+                    seat_of, store, version_sent)
 from .security import is_host
 
 blueprint = Blueprint("table", __name__)
@@ -41,7 +42,11 @@ def act(token):
 @blueprint.post("/g/<token>/undo")
 def undo(token):
     game = game_or_404(token)
-    return _change(game, lambda version: games.undo(store(), game, version))
+
+    def take_back(version):
+        games.undo(store(), game, version)
+        remember_moves(game)
+    return _change(game, take_back)
 
 
 @blueprint.get("/g/<token>/preview")
@@ -85,7 +90,8 @@ def _purse(game, name: str) -> str:
 @blueprint.get("/g/<token>/history")
 def history(token):
     game = game_or_404(token)
-    return render_template("history.html", game=game, rounds=views.rounds(game))
+    return render_template("history.html", game=game, rounds=views.rounds(game),
+                           moves=moves_note(game))
 
 
 @blueprint.get("/g/<token>/history/<number>")
@@ -97,14 +103,28 @@ def edit(token, number):
 @blueprint.post("/g/<token>/history/<number>")
 def correct(token, number):
     game, index = _event_or_404(token, number)
+    return _rewrite(game, index, lambda version: games.correct(
+        store(), game, version, index, parse_action(game.setup, request.form)))
+
+
+@blueprint.post("/g/<token>/history/<number>/remove")
+def remove(token, number):
+    game, index = _event_or_404(token, number)
+    return _rewrite(game, index, lambda version: games.remove(store(), game, version, index))
+
+
+def _rewrite(game, index: int, action):
+    """Correct or remove an earlier event; on a refusal or a lost race, say why on the
+    correction page and change nothing."""
     try:
-        games.correct(store(), game, version_sent(), index, parse_action(game.setup, request.form))
+        action(version_sent())
     except Refusal as refusal:
         message = views.public_message(refusal, not game.options.money_open)
         return _edit_page(game, index, form_dict(request.form), message), 422
     except Conflict:
-        return _edit_page(game_or_404(token), index, form_dict(request.form), CONFLICT), 409
-    return redirect(url_for("table.history", token=token), 303)
+        return _edit_page(game_or_404(game.token), index, form_dict(request.form), CONFLICT), 409
+    remember_moves(game)
+    return redirect(url_for("table.history", token=game.token), 303)
 
 
 def _event_or_404(token: str, number: str):
@@ -121,9 +141,11 @@ def _edit_page(game, index, values, message=None):
     event = game.events[index]
     return render_template("edit.html", game=game, index=index, event=event, values=values,
                            words=views.describe(game, index),
+                           kinds=views.kinds_at(game, index),
                            grid=views.reveal_grid(game, before),
                            held=views.held_cards(game, before),
-                           error=message and {"action": event.kind, "message": message})
+                           error=message and {"action": values.get("action") or event.kind,
+                                              "message": message})
 
 
 @blueprint.get("/g/<token>/score")
@@ -155,11 +177,14 @@ def qr(token):
 
 def _context(game, error=None, note=None, values=None) -> dict:
     state = game.state
+    stalled = views.stalled(game)
+    if stalled and not values:  # the overbid to record is the high bidder's (R5)
+        values = {"player": str(state.auction.leader)}
     return dict(**views.status(game), players=views.players(game),
                 grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
                 error=error, note=note, values=values or {},
                 auction=views.auction_view(game), actions=views.table_actions(game),
-                stalled=views.stalled(game),
+                stalled=stalled, moves=moves_note(game),
                 last=views.describe(game, len(game.events) - 1) if game.events else None)
 
 

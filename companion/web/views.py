@@ -3,12 +3,14 @@ from dataclasses import dataclass
 
 from ..bidding import bid_problems, highest_bid
 from ..cards import NUMBERS, Card
-from ..events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
-from ..games import Game, actions, auction_running
-from ..phrase import N_, Names, Phrase
+from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale,
+                      Sold)
+from ..games import Game, actions, actions_at, auction_running
+from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
-from ..state import GameState, may_reveal, result_refusal, sale_preview
+from ..state import GameState, may_reveal, must_open, result_refusal, sale_preview
 from .forms import card_value
+from .i18n import family_label
 
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
 
@@ -47,7 +49,8 @@ class PlayerView:
 
 def card_view(game: Game, card: Card) -> CardView:
     colour, symbol = LOOKS[game.setup.families.index(card.family)]
-    return CardView(card.family, card.number, colour, symbol, card_value(game.setup, card))
+    return CardView(family_label(card.family), card.number, colour, symbol,
+                    card_value(game.setup, card))
 
 
 def endings(digits) -> str:
@@ -90,6 +93,13 @@ def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]
 def table_actions(game: Game) -> frozenset[str]:
     """The actions the table screen offers now: what the game takes, and undo."""
     return actions(game) | ({"undo"} if game.events else set())
+
+
+def kinds_at(game: Game, index: int) -> list[str]:
+    """The kinds of action a correction may put in place of event `index`, its own first."""
+    own = game.events[index].kind
+    kinds = actions_at(game, index)
+    return [own] + [cls.kind for cls in EVENT_TYPES if cls.kind in kinds and cls.kind != own]
 
 
 def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardView]]]:
@@ -158,6 +168,7 @@ class AuctionView:
     still_in: tuple[str, ...]
     forbidden: Phrase
     lowest: int
+    may_pass: bool
 
 
 def auction_view(game: Game) -> AuctionView | None:
@@ -171,7 +182,8 @@ def auction_view(game: Game) -> AuctionView | None:
         leader=None if auction.leader is None else names[auction.leader],
         still_in=tuple(names[seat] for seat in auction.active),
         forbidden=forbidden(game.state.forbidden_digits(names[auction.turn])),
-        lowest=0 if auction.high is None else auction.high + 1)
+        lowest=0 if auction.high is None else auction.high + 1,
+        may_pass=not must_open(game.state, auction.turn))
 
 
 def stalled(game: Game) -> Refusal | None:
@@ -247,7 +259,9 @@ def describe(game: Game, index: int) -> Phrase:
 def status(game: Game) -> dict:
     """What the status bar of every game screen shows."""
     return dict(game=game, state=game.state, payment=last_payment(game),
-                lot=[card_view(game, card) for card in game.state.lot])
+                lot=[card_view(game, card) for card in game.state.lot],
+                families=[(symbol, colour, family_label(name))
+                          for name, (colour, symbol) in zip(game.setup.families, LOOKS)])
 
 
 def payment_of(game: Game, index: int) -> Phrase | None:
@@ -260,9 +274,52 @@ def payment_of(game: Game, index: int) -> Phrase | None:
     return after.last_sale.instructions_phrase
 
 
+def handover(game: Game, index: int) -> Phrase | None:
+    """What the table must do after event `index`: hand over a sale's payment (R8), a side
+    sale's price (R6) or a penalty coin (R4); take a free lot (R9); discard after an
+    overbid (R5)."""
+    event = game.events[index]
+    if isinstance(event, SideSale):
+        return Phrase(N_("{buyer} pays {seller} {price} for {card}"), buyer=event.buyer,
+                      seller=event.seller, price=event.price,
+                      card=str(card_view(game, event.card)))
+    if isinstance(event, Penalty) and game.states[index + 1].pot != game.states[index].pot:
+        return Phrase(N_("{player} puts 1 coin into the pot (forbidden bid)"),
+                      player=event.player)
+    if isinstance(event, Free):
+        return Phrase(N_("No money moves: {start} takes the lot for free (R9)"),
+                      start=game.states[index].start_player)
+    if isinstance(event, Overbid):
+        return describe(game, index)
+    return payment_of(game, index)
+
+
 def last_payment(game: Game) -> Phrase | None:
-    """The payment to hand over now, if the last action was a sale."""
-    return payment_of(game, len(game.events) - 1) if game.events else None
+    """The coins to hand over now, if the last action moved any."""
+    return handover(game, len(game.events) - 1) if game.events else None
+
+
+def money_moves(before: GameState, after: GameState) -> dict | None:
+    """What each purse and the pot gain or lose from one version of the game to another
+    (an undo or a correction), or None if no coin moves."""
+    coins = [new - old for old, new in zip(before.coins, after.coins)]
+    pot = after.pot - before.pot
+    return {"coins": coins, "pot": pot} if any(coins) or pot else None
+
+
+def set_right(game: Game, moves: dict) -> Phrase:
+    """'Set the coins right: Anna gives 1, Bert gets 4, 3 go into the pot' (R1: coins
+    are a closed system, so what one gives another gets)."""
+    items = []
+    for name, change in zip(game.setup.players, moves["coins"]):
+        if change:
+            template = N_("{name} gets {count}") if change > 0 else N_("{name} gives {count}")
+            items.append(Phrase(template, name=name, count=abs(change)))
+    if moves["pot"]:
+        template = (N_("{count} goes into the pot") if moves["pot"] > 0
+                    else N_("{count} comes out of the pot"))
+        items.append(Phrase(template, count=abs(moves["pot"])))
+    return Phrase(N_("Set the coins right: {moves}"), moves=Series(items))
 
 
 def rounds(game: Game) -> list[list[tuple[int, Phrase, Phrase | None]]]:
