@@ -233,3 +233,17 @@ def test_an_imported_record_with_live_bids_goes_on_in_live_auction_mode(app, hos
     token = response.headers["Location"].rsplit("/", 1)[1]
     assert app.config["STORE"].game(token).options["live_auction"] is True
     assert "Bert's turn" in text(host.get(f"/g/{token}"))
+
+
+def test_after_a_reveal_or_a_settled_lot_the_page_shows_its_top_but_not_after_a_bid(host):
+    """On a phone used as the table, the new lot and the payment are at the top of the page;
+    a bid keeps the page where the bidding is."""
+    token = new_game(host, live="on")
+    reveal = act(host, token, *LOT, htmx=True)
+    assert reveal.headers.get("HX-Reswap") == "outerHTML show:window:top"
+    raise_ = submit(host, f"/g/{token}", "action-bid", htmx=True, amount="2")
+    assert raise_.status_code == 200 and "HX-Reswap" not in raise_.headers
+    drop_out(host, token)
+    settled = submit(host, f"/g/{token}", "action-pass", htmx=True)
+    assert "Anna pays 2" in text(settled)
+    assert settled.headers.get("HX-Reswap") == "outerHTML show:window:top"

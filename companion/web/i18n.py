@@ -8,7 +8,7 @@ played with is a game setting and has nothing to do with this.
 """
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, redirect, request
+from flask import Blueprint, abort, g, redirect, request
 from flask_babel import Babel, get_locale, gettext
 
 from ..cards import DEFAULT_FAMILIES, Card
@@ -131,9 +131,13 @@ def _format(template: str, values: dict) -> str:
 
 
 def family_label(name: str) -> str:
-    """A family's name in the request's language: the six default names are translated,
-    names the table chose are shown as they are."""
-    return gettext(name) if name in DEFAULT_FAMILIES else name
+    """A family's name in the request's language: the six default names are translated
+    (once per request: a page names every card), names the table chose are shown as they are."""
+    if name not in DEFAULT_FAMILIES:
+        return name
+    if "family_labels" not in g:
+        g.family_labels = {family: gettext(family) for family in DEFAULT_FAMILIES}
+    return g.family_labels[name]
 
 
 def english_families(names: list[str]) -> list[str]:

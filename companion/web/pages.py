@@ -1,5 +1,6 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
-from flask import abort, current_app, redirect, render_template, request, session
+from flask import (abort, current_app, make_response, redirect, render_template, request,
+                   session)
 
 from .. import games
 from ..phrase import N_, Phrase
@@ -67,7 +68,11 @@ def change(game: games.Game, action, partial: str, context, done: str):
                                    conflict=CONFLICT, what=what))
     if not request.headers.get("HX-Request"):
         return redirect(done, 303)
-    return respond(game_or_404(game.token), partial, context)
+    latest = game_or_404(game.token)
+    response = make_response(respond(latest, partial, context))
+    if latest.state.lot != game.state.lot:  # a lot revealed or settled: the next step starts
+        response.headers["HX-Reswap"] = "outerHTML show:window:top"  # with the page's top
+    return response
 
 
 def version_sent() -> int:
