@@ -1,6 +1,7 @@
 """A whole game played through HTTP as the table would, then checked against the replay
 of its own export; history, corrections, the score page, import."""
 import json
+import re
 
 import pytest
 
@@ -96,6 +97,17 @@ def test_score_page_ranks_the_players_first(host, played):
         f"{order[0]['name']} · {order[0]['points']} points")
     assert [text(item).split(" · ")[0] for item in ranking.split("<li>")[1:]] == [
         player["name"] for player in order]
+
+
+def test_the_chart_key_names_each_line_by_its_dashes_and_final_coins(host, played):
+    """The lines differ by dash pattern as well as colour; the key needs no sideways scroll."""
+    page = body(host.get(f"/g/{played}/score"))
+    key = re.findall(r'<li class="p\d">(.*?)</li>', page, re.S)
+    coins = [player["coins"] for player in replayed(host, played)["players"]]
+    assert [text(item) for item in key] == [
+        f"{name}: {count} coins" for name, count in zip(PLAYERS, coins)]
+    dashes = re.findall(r'stroke-dasharray="([^"]+)"', page.split("<figcaption>")[0])
+    assert len(set(dashes)) == len(PLAYERS)
 
 
 def test_score_page_before_the_end(host, game):

@@ -247,3 +247,16 @@ def test_after_a_reveal_or_a_settled_lot_the_page_shows_its_top_but_not_after_a_
     settled = submit(host, f"/g/{token}", "action-pass", htmx=True)
     assert "Anna pays 2" in text(settled)
     assert settled.headers.get("HX-Reswap") == "outerHTML show:window:top"
+
+
+def test_a_phone_is_told_aloud_when_its_turn_comes(host, phone):
+    """The turn alert is a live region outside the refreshed part, updated out of band."""
+    token = live_game(host)
+    join(phone, token, "Bert")
+    page = body(phone.get(f"/g/{token}/me"))
+    assert '<p id="turn-alert" class="sr" aria-live="assertive"></p>' in page
+    version = stored(host.application, token)[0]
+    bid(host, token, 2)  # Anna: now Bert's turn
+    refreshed = body(phone.get(f"/g/{token}/me/live?v={version}", headers={"HX-Request": "true"}))
+    assert ('<p id="turn-alert" class="sr" aria-live="assertive" hx-swap-oob="innerHTML">'
+            "Your turn to bid or drop out</p>") in refreshed

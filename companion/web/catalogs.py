@@ -62,8 +62,13 @@ def update() -> dict[str, int]:
         write_po(buffer, catalog, ignore_obsolete=True)
         path.write_bytes(buffer.getvalue())
         untranslated[path.parents[1].name] = sum(
-            1 for message in catalog if message.id and not message.string)
+            1 for message in catalog if message.id and not _translated(message))
     return untranslated
+
+
+def _translated(message) -> bool:
+    """Whether a message has its translation (every plural form, for a plural one)."""
+    return all(message.string) if isinstance(message.string, tuple) else bool(message.string)
 
 
 def compile_stale() -> None:

@@ -4,6 +4,8 @@ from markupsafe import escape
 
 WIDTH, HEIGHT, MARGIN, RIGHT = 640, 300, 40, 120
 LABEL_GAP = 18  # the least distance between two end labels
+# Each player's line has a dash pattern of its own as well as a colour.
+DASHES = ("none", "10 5", "3 5", "14 4 3 4", "6 3")
 
 
 
@@ -27,11 +29,18 @@ def coins_chart(game) -> str:
         points = " ".join(f"{x(r):.1f},{y(c):.1f}" for r, c in enumerate(line))
         name = escape(game.setup.players[seat])
         parts.append(f'<g class="p{seat}"><polyline fill="none" stroke="currentColor" '
-                     f'stroke-width="3" points="{points}"><title>{name}</title></polyline>'
+                     f'stroke-width="3" stroke-dasharray="{DASHES[seat]}" points="{points}">'
+                     f'<title>{name}</title></polyline>'
                      f'<text x="{x(rounds) + 6:.1f}" y="{labels[seat]:.1f}" '
                      f'fill="currentColor">{name} {line[-1]}</text></g>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def chart_key(game) -> list[tuple[int, str, int, str]]:
+    """What tells the lines apart, under the chart: (seat, name, final coins, dashes)."""
+    return [(seat, name, coins, DASHES[seat])
+            for seat, (name, coins) in enumerate(zip(game.setup.players, game.state.coins))]
 
 
 def _label_heights(ends: list[float]) -> list[float]:

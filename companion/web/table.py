@@ -11,7 +11,7 @@ from ..qr import qr_svg
 from ..refusal import Refusal
 from ..store import Conflict
 from . import views
-from .chart import coins_chart
+from .chart import chart_key, coins_chart
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .pages import (CONFLICT, change, game_or_404, live_or_204, moves_note, remember_moves,
                     seat_of, store, version_sent)
@@ -153,7 +153,8 @@ def score(token):
     game = game_or_404(token)
     state = game.state
     return render_template("score.html", game=game, score=state.score(),
-                           chart=coins_chart(game) if state.finished else None)
+                           chart=coins_chart(game) if state.finished else None,
+                           key=chart_key(game))
 
 
 @blueprint.get("/g/<token>/record.json")
