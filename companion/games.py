@@ -3,7 +3,7 @@
 Every change is checked by folding the new part of the log through the core
 before it is written, so a refused action, undo or correction changes nothing.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from .events import Bid, Free, Pass, Sold
@@ -29,6 +29,7 @@ class Game:
         self.token = stored.token
         self.version = stored.version
         self.seats = stored.seats
+        self.appended = stored.appended
         self.options = Options(**stored.options)
         self.setup = load_setup({**stored.header, "events": []})
         self.events = [parse_event(event) for event in stored.events]
@@ -57,7 +58,7 @@ def create(store: Store, record: dict, options: Options) -> str:
     live bids or drop-outs is played on in live auction mode."""
     state = fold_record(record)
     if any(event["type"] in (Bid.kind, Pass.kind) for event in record["events"]):
-        options = Options(money_open=options.money_open, live_auction=True)
+        options = replace(options, live_auction=True)
     result = _live_result(options, state)
     header = {key: value for key, value in record.items() if key != "events"}
     events = record["events"] + [dump_event(event) for event in result]
@@ -66,96 +67,112 @@ def create(store: Store, record: dict, options: Options) -> str:
 
 def auction_running(game: Game) -> bool:
     """Live auction mode is on and the lot's auction is still being bid (R3)."""
-    auction = game.state.auction
-    return (game.options.live_auction and auction is not None
-            and auction.outcome()[0] == "open")
+    return _running(game.options, game.state)
+
+
+def _running(options: Options, state: GameState) -> bool:
+    auction = state.auction
+    return options.live_auction and auction is not None and auction.outcome()[0] == "open"
 
 
 def actions(game: Game) -> frozenset[str]:
-    """The kinds of action the game takes now: the round's next events, with a running
-    live auction's bids and drop-outs instead of a result, and bids only in live mode."""
-    if auction_running(game):
-        return next_actions(game.state) - {"sold", "free"}
-    return next_actions(game.state) - {"bid", "pass"}
+    """The kinds of action the game takes now."""
+    return _kinds(game.options, game.state)
 
 
 def actions_at(game: Game, index: int) -> frozenset[str]:
-    """The kinds of action that could stand in place of event `index` (a correction):
-    what the round took at that point, bids and drop-outs only in live mode."""
-    kinds = next_actions(game.states[index])
-    return kinds if game.options.live_auction else kinds - {"bid", "pass"}
+    """The kinds of action that could stand in place of event `index` (a correction)."""
+    return _kinds(game.options, game.states[index])
+
+
+def _kinds(options: Options, state: GameState) -> frozenset[str]:
+    """The round's next events, with a running live auction's bids and drop-outs instead
+    of a result, and bids only in live mode."""
+    if _running(options, state):
+        return next_actions(state) - {"sold", "free"}
+    return next_actions(state) - {"bid", "pass"}
+
+
+def added_result(game: Game, index: int) -> bool:
+    """Whether event `index` is the result live auction mode added: the sale or free lot
+    its auction came to."""
+    event = game.events[index]
+    return (game.options.live_auction and isinstance(event, (Sold, Free))
+            and auction_result(game.states[index]) == event)
 
 
 def append(store: Store, game: Game, version: int, event) -> None:
     """Record one more event (in live auction mode, with the result it brings about)."""
     _check_version(game, version)
-    _check_mode(game, event)
+    _check_mode(game.options, game.state, event)
     _write(store, game, version, len(game.events), [event])
 
 
-def _check_mode(game: Game, event) -> None:
+def _check_mode(options: Options, state: GameState, event) -> None:
     """Bids and drop-outs only in live auction mode (the core checks whose turn it is);
     while a live auction runs, no typed result (R3)."""
-    if isinstance(event, (Bid, Pass)) and not game.options.live_auction:
+    if isinstance(event, (Bid, Pass)) and not options.live_auction:
         raise Refusal("form", "live auction mode is off in this game: record the sale or "
                               "the free lot")
-    if isinstance(event, (Sold, Free)) and game.options.live_auction and game.state.auction:
-        check_auction_over(game.state)
+    if isinstance(event, (Sold, Free)) and options.live_auction and state.auction:
+        check_auction_over(state)
 
 
 def undo(store: Store, game: Game, version: int) -> None:
-    """Take back the last action."""
+    """Take back the last action (with the result live auction mode added after it)."""
     _check_version(game, version)
     if not game.events:
         raise Refusal("form", "there is nothing to undo")
-    _write(store, game, version, len(game.events) - _last_action_size(game), [])
-
-
-def _last_action_size(game: Game) -> int:
-    """1, or 2 when live auction mode added the last event as the result of the one before."""
-    if (game.options.live_auction and len(game.events) > 1
-            and auction_result(game.states[-2]) == game.events[-1]):
-        return 2
-    return 1
+    size = 2 if len(game.events) > 1 and added_result(game, len(game.events) - 1) else 1
+    _write(store, game, version, len(game.events) - size, [], skip=size)
 
 
 def correct(store: Store, game: Game, version: int, index: int, event) -> None:
     """Replace event `index`; every later event is checked again."""
     _check_version(game, version)
     _check_index(game, index)
-    _write(store, game, version, index, [event], game.events[index + 1:])
+    _check_mode(game.options, game.states[index], event)
+    _write(store, game, version, index, [event], skip=1)
 
 
 def remove(store: Store, game: Game, version: int, index: int) -> None:
     """Take event `index` out of the log; every later event is checked again."""
     _check_version(game, version)
     _check_index(game, index)
-    _write(store, game, version, index, [], game.events[index + 1:])
+    if added_result(game, index):
+        raise Refusal("form", "this result follows from the bids: correct or remove a bid "
+                              "or a drop-out instead")
+    _write(store, game, version, index, [], skip=1)
 
 
 def _check_index(game: Game, index: int) -> None:
     if not 0 <= index < len(game.events):
-        raise Refusal("form", "there is no event {index} to correct", index=index)
+        raise Refusal("form", "there is no action {number}", number=index + 1)
 
 
-def _write(store: Store, game: Game, version: int, keep: int, change, later=()) -> None:
-    """Keep the first `keep` events, then the events of `change`, then the `later` events
-    of the log, each checked again; refuse with the reason, or store them (Conflict if the
-    game moved on). In live auction mode a log never ends with an auction that is over
+def _write(store: Store, game: Game, version: int, keep: int, change, skip: int = 0) -> None:
+    """Keep the first `keep` events, put the events of `change` in place of the `skip`
+    after them, and check every later event again (a result live auction mode added is
+    worked out again from the bids). Refuse with the reason, or store the new log
+    (Conflict if the game moved on); a log never ends with a live auction that is over
     but not settled: its result is added."""
-    new_events = [*change, *later]
-    states = [game.states[keep]]
-    try:
-        for offset, event in enumerate(new_events):
-            states.append(apply_at(states[-1], event, keep + offset))
-    except Refusal as refusal:
-        if refusal.event >= keep + len(change):  # a later event, numbered as the log has it
-            number = refusal.event - len(change) + len(game.events) - len(later) - keep + 1
+    state, events = game.states[keep], []
+    for event in change:
+        state = apply_at(state, event, keep + len(events))
+        events.append(event)
+    for old in range(keep + skip, len(game.events)):
+        event = auction_result(state) if added_result(game, old) else game.events[old]
+        if event is None:  # the auction no longer ends here
+            continue
+        try:
+            state = apply_at(state, event, keep + len(events))
+        except Refusal as refusal:
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
-                          number=number, reason=refusal) from None
-        raise
-    new_events = [*new_events, *_live_result(game.options, states[-1])]
-    store.write_events(game.token, version, keep, [dump_event(event) for event in new_events])
+                          number=old + 1, reason=refusal) from None
+        events.append(event)
+    events += _live_result(game.options, state)
+    store.write_events(game.token, version, keep, [dump_event(event) for event in events],
+                       appended=skip == 0)
 
 
 def _live_result(options: Options, state: GameState) -> list:

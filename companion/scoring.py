@@ -38,8 +38,8 @@ class Score:
 
     @property
     def ranking(self) -> tuple[PlayerScore, ...]:
-        """The players from first to last: most points, then the highest card sum (R10)."""
-        return tuple(sorted(self.players, key=lambda player: (-player.points, -player.card_sum)))
+        """The players from first to last (R10)."""
+        return tuple(sorted(self.players, key=_standing, reverse=True))
 
     @property
     def tie_break(self) -> str:
@@ -66,14 +66,19 @@ def _player_score(name, hand, coins, richest) -> PlayerScore:
     )
 
 
+def _standing(player: PlayerScore) -> tuple[int, int]:
+    """What ranks players: most points, then the highest card sum (R10)."""
+    return player.points, player.card_sum
+
+
 def _winners(players) -> tuple[tuple[str, ...], Phrase | None]:
     """Most points; then the highest card sum; then a shared win (R10)."""
     best = max(player.points for player in players)
     tied = [player for player in players if player.points == best]
     if len(tied) == 1:
         return (tied[0].name,), None
-    top_sum = max(player.card_sum for player in tied)
-    winners = tuple(player.name for player in tied if player.card_sum == top_sum)
+    top = max(_standing(player) for player in tied)
+    winners = tuple(player.name for player in tied if _standing(player) == top)
     tie = Phrase(N_("{names} tie on {points} points; card sums: {sums}"),
                  names=Names(player.name for player in tied), points=best,
                  sums=Series(f"{player.name} {player.card_sum}" for player in tied))

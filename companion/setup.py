@@ -7,6 +7,7 @@ from .refusal import Refusal
 EDITIONS = ("en", "fr")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 MAX_NAME_LENGTH = 40
+MAX_FAMILY_LENGTH = 20
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,16 @@ def clean_name(name) -> str:
     if len(name) > MAX_NAME_LENGTH:
         raise Refusal("R1", "the name {name!r} is longer than {limit} characters",
                       name=name, limit=MAX_NAME_LENGTH)
+    return name
+
+
+def clean_family(name: str) -> str:
+    """A family name as the table types it when setting up a game: 1 to 20 characters on
+    one line (R1; a record may name its families as it likes)."""
+    name = name.strip()
+    if not 0 < len(name) <= MAX_FAMILY_LENGTH or not name.isprintable():
+        raise Refusal("R1", "a family name is 1 to {limit} characters on one line",
+                      limit=MAX_FAMILY_LENGTH)
     return name
 
 

@@ -19,7 +19,8 @@ CREATE TABLE IF NOT EXISTS games (
     header TEXT NOT NULL,
     options TEXT NOT NULL,
     version INTEGER NOT NULL DEFAULT 0,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    appended INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -55,6 +56,7 @@ class StoredGame:
     version: int
     events: list
     seats: dict[int, str]
+    appended: bool = True  # the last change recorded an action (not an undo or a correction)
 
 
 class Store:
@@ -67,6 +69,9 @@ class Store:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            if "appended" not in columns:  # a data directory from before the column
+                db.execute("ALTER TABLE games ADD COLUMN appended INTEGER NOT NULL DEFAULT 1")
 
     def secret(self, name: str) -> str:
         """A random secret kept across restarts (created on first use)."""
@@ -104,11 +109,14 @@ class Store:
             tokens = db.execute("SELECT token FROM games ORDER BY created DESC, id DESC").fetchall()
             return [self._read(db, token) for (token,) in tokens]
 
-    def write_events(self, token: str, version: int, keep: int, new_events) -> None:
-        """Keep the first `keep` events, append `new_events`; Conflict if the game moved on."""
+    def write_events(self, token: str, version: int, keep: int, new_events,
+                     appended: bool) -> None:
+        """Keep the first `keep` events, append `new_events`; Conflict if the game moved on.
+        `appended` says whether this records an action (rather than undoing or correcting)."""
         with self._change(token, version) as (db, game_id):
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
             self._insert_events(db, game_id, keep, new_events)
+            db.execute("UPDATE games SET appended = ? WHERE id = ?", (appended, game_id))
 
     def claim_seat(self, token: str, seat: int) -> str:
         """Give a device the seat; SeatTaken if another device holds it."""
@@ -146,15 +154,16 @@ class Store:
 
     @staticmethod
     def _read(db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version FROM games WHERE token = ?",
-                         (token,)).fetchone()
+        row = db.execute("SELECT id, header, options, version, appended FROM games "
+                         "WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version = row
+        game_id, header, options, version, appended = row
         events = [json.loads(data) for (data,) in db.execute(
             "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
-        return StoredGame(token, json.loads(header), json.loads(options), version, events, seats)
+        return StoredGame(token, json.loads(header), json.loads(options), version, events, seats,
+                          bool(appended))
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, events) -> None:

@@ -1,6 +1,7 @@
 """Taking back and correcting what the table recorded: every change re-checks the log
 (R11) and tells the table which real coins to move so that they match the app again."""
-from tests.web_helpers import (GAME, alerts, play, seat, stored, submit, text, undo)
+from tests.web_helpers import (GAME, alerts, find_form, play, seat, stored, submit, text,
+                               undo)
 from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)
 
 
@@ -69,3 +70,31 @@ def test_the_correction_page_offers_only_what_fits_that_moment(host, game):
                     "Remove this action"):
         assert offered in page, offered
     assert "Side sale" not in page and "Reveal the lot" not in page
+
+
+def test_after_an_undo_the_action_before_is_not_announced_again(host, game):
+    """Claus's penalty coin (action 5) was handed over before Bert's sale was undone: the
+    table must not be asked to pay it twice; the pot's 2 coins go back in."""
+    play(host, game, GAME[:6])
+    undo(host, game)
+    table = text(host.get(f"/g/{game}"))
+    assert "Claus puts 1 coin into the pot" not in table
+    assert "Set the coins right: Anna gives 3, Bert gets 4, Claus gives 3, 2 go into the pot" in table
+
+
+def test_a_refused_removal_keeps_the_action_s_own_form_filled_in(host, game):
+    play(host, game, GAME[:3])
+    response = submit(host, f"/g/{game}/history/1", "action-remove")
+    assert response.status_code == 422
+    sold = find_form(response, "action-sold").fields
+    assert (sold["winner"], sold["price"]) == ([seat("Anna")], ["3"])
+
+
+def test_a_correction_cannot_put_a_live_bid_in_a_game_without_live_auctions(app, host, game):
+    play(host, game, GAME[:2])
+    before = stored(app, game)
+    response = submit(host, f"/g/{game}/history/1", "action-sold", action="bid",
+                      player=seat("Anna"), amount="3")
+    assert response.status_code == 422
+    assert "live auction mode is off in this game" in " ".join(alerts(response))
+    assert stored(app, game) == before

@@ -10,7 +10,8 @@ from companion.replay import replay_json
 from companion.scoring import SET_POINTS
 
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, body, find_form, import_record,
-                               join, new_game, play, rows, snapshot, stored, submit, text, undo)
+                               join, new_game, page_headers, phone_client, play, rows, seat,
+                               snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 
@@ -270,3 +271,23 @@ def test_default_family_names_follow_each_reader_s_language(app, host):
 def test_an_import_accepts_a_file_that_starts_with_a_byte_order_mark(host, played):
     record = host.get(f"/g/{played}/record.json").get_data()
     assert import_record(host, b"\xef\xbb\xbf" + record).status_code == 303
+
+
+def test_a_seat_taken_meanwhile_leaves_the_seats_to_choose_from(host, phone, app, game):
+    """Two phones tap Bert: the second is told, and can still choose another seat."""
+    other = phone_client(app, "192.168.1.21")
+    page = other.get(f"/g/{game}/join")
+    join(phone, game, "Bert")
+    response = other.post(f"/g/{game}/join", data={"seat": seat("Bert")},
+                          headers=page_headers(page))
+    assert response.status_code == 409
+    assert "That seat is already taken" in text(response) and "Your seat" not in text(response)
+    assert find_form(response, "seats").action == ""
+
+
+def test_french_family_names_typed_twice_are_refused_in_french(app, host):
+    host.set_cookie("lang", "fr")
+    response = new_game(host, expect=422,
+                        family=["vert", "jaune", "vert", "bleu", "violet", "noir"])
+    assert "deux familles s'appellent 'vert' (R1)" in " ".join(alerts(response))
+    assert snapshot(app) == []

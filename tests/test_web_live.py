@@ -260,3 +260,58 @@ def test_a_phone_is_told_aloud_when_its_turn_comes(host, phone):
     refreshed = body(phone.get(f"/g/{token}/me/live?v={version}", headers={"HX-Request": "true"}))
     assert ('<p id="turn-alert" class="sr" aria-live="assertive" hx-swap-oob="innerHTML">'
             "Your turn to bid or drop out</p>") in refreshed
+
+
+def test_correcting_a_bid_works_out_again_the_result_the_bids_came_to(app, host):
+    """Anna drops out, Bert bids 3, Claus drops out: the app recorded Bert's sale at 3. In
+    fact Bert bid 5: the sale becomes 5 (R3, R8)."""
+    token = live_game(host)
+    drop_out(host, token)
+    bid(host, token, 3)
+    drop_out(host, token)
+    assert stored(app, token)[1][-1] == {"type": "sold", "winner": "Bert", "price": 3}
+    response = submit(host, f"/g/{token}/history/2", "action-bid", amount="5")
+    assert response.status_code == 303, alerts(response)
+    assert stored(app, token)[1][-1] == {"type": "sold", "winner": "Bert", "price": 5}
+    assert "Bert bought the lot for 5" in text(host.get(f"/g/{token}/history"))
+
+
+def test_removing_a_drop_out_reopens_the_auction_the_app_had_settled(app, host):
+    token = live_game(host)
+    drop_out(host, token)
+    bid(host, token, 3)
+    drop_out(host, token)  # Claus: the app records Bert's sale
+    response = submit(host, f"/g/{token}/history/3", "action-remove")
+    assert response.status_code == 303, alerts(response)
+    assert state(app, token).rounds_played == 0
+    assert "Claus's turn" in text(host.get(f"/g/{token}"))
+
+
+def test_the_result_the_app_added_is_corrected_through_the_bids_not_removed(app, host):
+    token = live_game(host)
+    drop_out(host, token)
+    bid(host, token, 3)
+    drop_out(host, token)
+    page = host.get(f"/g/{token}/history/4")
+    assert "Remove this action" not in text(page)
+    assert "correct a bid or a drop-out to change it" in text(page)
+    before = stored(app, token)
+    response = host.post(f"/g/{token}/history/4/remove", headers=page_headers(page),
+                         data={"version": str(before[0])})
+    assert response.status_code == 422
+    assert "this result follows from the bids" in " ".join(alerts(response))
+    assert stored(app, token) == before
+
+
+def test_a_correction_cannot_type_a_result_where_the_live_auction_was_still_running(app, host):
+    token = live_game(host)
+    bid(host, token, 2)
+    before = stored(app, token)
+    page = text(host.get(f"/g/{token}/history/1"))
+    assert "Sold" not in page.split("Or put another action in its place")[-1]
+    response = submit(host, f"/g/{token}/history/1", "action-bid", action="sold",
+                      winner="0", price="2")
+    assert response.status_code == 422
+    assert "the auction is still on: it is Anna's turn to bid or pass (R3)" in " ".join(
+        alerts(response))
+    assert stored(app, token) == before

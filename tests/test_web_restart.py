@@ -1,4 +1,6 @@
 """A game survives a server restart: same data directory, a new app."""
+import sqlite3
+
 from tests.web_helpers import (FIRST_SALE, GAME, copy_session, join, make_app, new_game,
                                phone_client, play, stored, text, version)
 
@@ -25,3 +27,18 @@ def test_game_events_and_seat_survive_a_restart(tmp_path):
     changed = phone_again.get(f"/g/{token}/me/live?v={old}", headers={"HX-Request": "true"})
     assert changed.status_code == 200 and all(words in text(changed) for words in FIRST_SALE)
     assert host.get(f"/g/{token}/live?v={latest}").status_code == 204
+
+
+def test_a_data_directory_from_before_the_appended_column_still_opens(tmp_path):
+    """An older server's database gains the column on start; its games play on."""
+    first = make_app(tmp_path / "data")
+    host = first.test_client()
+    token = new_game(host)
+    play(host, token, GAME[:2])
+    with sqlite3.connect(first.config["STORE"].path) as db:
+        db.execute("ALTER TABLE games DROP COLUMN appended")
+    app = make_app(tmp_path / "data")
+    host = app.test_client()
+    assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
+    play(host, token, GAME[2:4])
+    assert len(stored(app, token)[1]) == 4

@@ -8,11 +8,10 @@ from flask_babel import gettext
 
 from ..cards import ROUNDS
 from ..phrase import N_
-from ..setup import MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import Store
 from . import host, i18n, player, security, table
 from .assets import assets
-from .forms import MAX_FAMILY_LENGTH
 
 ROOT = Path(__file__).resolve().parents[2]
 # The rules' numbers the templates show or enforce (R1, R2).

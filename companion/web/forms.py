@@ -7,15 +7,6 @@ from ..refusal import Refusal
 from ..setup import Setup
 
 ACTIONS = tuple(cls.kind for cls in EVENT_TYPES)
-MAX_FAMILY_LENGTH = 20
-
-
-def clean_family(name: str) -> str:
-    """A family name typed on the new game form: 1 to 20 characters on one line (R1)."""
-    if not 0 < len(name) <= MAX_FAMILY_LENGTH or not name.isprintable():
-        raise Refusal("R1", "a family name is 1 to {limit} characters on one line",
-                      limit=MAX_FAMILY_LENGTH)
-    return name
 
 
 def card_value(setup: Setup, card: Card) -> str:

@@ -10,8 +10,8 @@ from ..cards import DEFAULT_FAMILIES
 from ..phrase import N_, Phrase
 from ..record import FORMAT
 from ..refusal import Refusal
-from ..setup import check_players
-from .forms import clean_family, whole
+from ..setup import check_families, check_players, clean_family
+from .forms import whole
 from .i18n import english_families
 from .pages import store
 from .security import is_host, make_host, require_host
@@ -38,33 +38,34 @@ def become_host(key):
 @blueprint.post("/new")
 def new_game():
     require_host()
-    form = request.form
+    try:
+        record = _new_record(request.form)
+    except Refusal as refusal:
+        return _home(request.form, refusal), 422
+    return _create(record, _options(request.form), request.form)
+
+
+def _new_record(form) -> dict:
+    """The record of a new game from the form, or a Refusal naming what is wrong (R1)."""
     seats = [name.strip() for name in form.getlist("player")]
     names = [name for name in seats if name]
+    check_players(tuple(names))
     start = whole(form.get("start"), len(seats))
-    families = [name.strip() for name in form.getlist("family")]
-    try:
-        check_players(tuple(names))
-        if form.get("start") and start is None:
-            raise Refusal("R1", "choose the first start player's seat")
-        if start is not None and not seats[start]:
-            raise Refusal("R1", "the start player's seat {number} has no name",
-                          number=start + 1)
-        for family in families:
-            clean_family(family)
-    except Refusal as refusal:
-        return _home(form, refusal), 422
-    start_player = {} if start is None else {"start_player": seats[start]}
-    record = {
+    if form.get("start") and start is None:
+        raise Refusal("R1", "choose the first start player's seat")
+    if start is not None and not seats[start]:
+        raise Refusal("R1", "the start player's seat {number} has no name", number=start + 1)
+    families = tuple(clean_family(name) for name in form.getlist("family"))
+    check_families(families)  # as the table typed them, in its language
+    return {
         "format": FORMAT,
         "edition": form.get("edition", "en"),
         "variants": {"side_auctions": "side_sales" in form, "exchange": "exchange" in form},
         "families": english_families(families),
         "players": names,
         "events": [],
-        **start_player,
+        **({} if start is None else {"start_player": seats[start]}),
     }
-    return _create(record, _options(form), form)
 
 
 @blueprint.post("/import")

@@ -140,11 +140,11 @@ def family_label(name: str) -> str:
     return g.family_labels[name]
 
 
-def english_families(names: list[str]) -> list[str]:
+def english_families(names) -> list[str]:
     """Family names from the new game form, the defaults as a record keeps them (in
     English) whatever language the form showed them in."""
-    return [default if name == gettext(default) else name
-            for name, default in zip(names, DEFAULT_FAMILIES)] + names[len(DEFAULT_FAMILIES):]
+    defaults = {gettext(default): default for default in DEFAULT_FAMILIES}
+    return [defaults.get(name, name) for name in names]
 
 
 def _param(key: str, value):

@@ -29,11 +29,12 @@ def take_seat(token):
         return redirect(url_for("player.me", token=token), 303)
     seat = whole(request.form.get("seat"), len(game.setup.players))
     if seat is None:
-        return render_template("join.html", game=game, note=gettext("Choose your seat.")), 422
+        return render_template("join.html", game=game, mine=None,
+                               note=gettext("Choose your seat.")), 422
     try:
         seat_token = store().claim_seat(token, seat)
     except (SeatTaken, Conflict):
-        return render_template("join.html", game=game,
+        return render_template("join.html", game=game, mine=None,
                                note=gettext("That seat is already taken on another phone. "
                                             "Ask the host to free it if it is yours.")), 409
     session["seats"] = {**session.get("seats", {}), token: seat_token}

@@ -97,7 +97,7 @@ def history(token):
 @blueprint.get("/g/<token>/history/<number>")
 def edit(token, number):
     game, index = _event_or_404(token, number)
-    return _edit_page(game, index, form_values(game.setup, game.events[index]))
+    return _edit_page(game, index, {})
 
 
 @blueprint.post("/g/<token>/history/<number>")
@@ -140,6 +140,8 @@ def _edit_page(game, index, values, message=None):
     before = game.states[index]
     event = game.events[index]
     return render_template("edit.html", game=game, index=index, event=event, values=values,
+                           own=form_values(game.setup, event),
+                           removable=not games.added_result(game, index),
                            words=views.describe(game, index),
                            kinds=views.kinds_at(game, index),
                            grid=views.reveal_grid(game, before),

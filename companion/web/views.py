@@ -295,8 +295,9 @@ def handover(game: Game, index: int) -> Phrase | None:
 
 
 def last_payment(game: Game) -> Phrase | None:
-    """The coins to hand over now, if the last action moved any."""
-    return handover(game, len(game.events) - 1) if game.events else None
+    """What to hand over now, if the last change recorded an action that moves coins or
+    cards (after an undo or a correction, nothing: that was handed over already)."""
+    return handover(game, len(game.events) - 1) if game.events and game.appended else None
 
 
 def money_moves(before: GameState, after: GameState) -> dict | None:
@@ -315,10 +316,11 @@ def set_right(game: Game, moves: dict) -> Phrase:
         if change:
             template = N_("{name} gets {count}") if change > 0 else N_("{name} gives {count}")
             items.append(Phrase(template, name=name, count=abs(change)))
-    if moves["pot"]:
-        template = (N_("{count} goes into the pot") if moves["pot"] > 0
-                    else N_("{count} comes out of the pot"))
-        items.append(Phrase(template, count=abs(moves["pot"])))
+    pot = moves["pot"]
+    if pot:
+        templates = ((N_("{count} goes into the pot"), N_("{count} go into the pot")) if pot > 0
+                     else (N_("{count} comes out of the pot"), N_("{count} come out of the pot")))
+        items.append(Phrase(templates[abs(pot) != 1], count=abs(pot)))
     return Phrase(N_("Set the coins right: {moves}"), moves=Series(items))
 
 
