@@ -9,7 +9,7 @@ from functools import cached_property
 from .events import Bid, Free, Pass, Sold
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
-from .state import (GameState, apply_at, auction_result, check_auction_over, fold_all,
+from .state import (GameState, apply, apply_at, auction_result, check_auction_over, fold_all,
                     next_actions, result_refusal)
 from .store import Conflict, StoredGame, Store
 
@@ -29,7 +29,7 @@ class Game:
         self.token = stored.token
         self.version = stored.version
         self.seats = stored.seats
-        self.appended = stored.appended
+        self.moves = stored.moves
         self.options = Options(**stored.options)
         self.setup = load_setup({**stored.header, "events": []})
         self.events = [parse_event(event) for event in stored.events]
@@ -170,9 +170,19 @@ def _write(store: Store, game: Game, version: int, keep: int, change, skip: int 
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
                           number=old + 1, reason=refusal) from None
         events.append(event)
-    events += _live_result(game.options, state)
+    for event in _live_result(game.options, state):
+        state = apply(state, event)
+        events.append(event)
+    moves = money_moves(game.state, state) if skip else None
     store.write_events(game.token, version, keep, [dump_event(event) for event in events],
-                       appended=skip == 0)
+                       moves)
+
+
+def money_moves(before: GameState, after: GameState) -> dict:
+    """What each purse and the pot gain or lose from one version of the game to another
+    (an undo or a correction): the coins to move at the table so that they match."""
+    return {"coins": [new - old for old, new in zip(before.coins, after.coins)],
+            "pot": after.pot - before.pot}
 
 
 def _live_result(options: Options, state: GameState) -> list:

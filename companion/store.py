@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS games (
     options TEXT NOT NULL,
     version INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
-    appended INTEGER NOT NULL DEFAULT 1
+    moves TEXT
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -56,7 +56,7 @@ class StoredGame:
     version: int
     events: list
     seats: dict[int, str]
-    appended: bool = True  # the last change recorded an action (not an undo or a correction)
+    moves: dict | None = None  # after an undo or a correction: the coins it moved
 
 
 class Store:
@@ -70,8 +70,8 @@ class Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
             columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if "appended" not in columns:  # a data directory from before the column
-                db.execute("ALTER TABLE games ADD COLUMN appended INTEGER NOT NULL DEFAULT 1")
+            if "moves" not in columns:  # a data directory from before the column
+                db.execute("ALTER TABLE games ADD COLUMN moves TEXT")
 
     def secret(self, name: str) -> str:
         """A random secret kept across restarts (created on first use)."""
@@ -110,13 +110,14 @@ class Store:
             return [self._read(db, token) for (token,) in tokens]
 
     def write_events(self, token: str, version: int, keep: int, new_events,
-                     appended: bool) -> None:
+                     moves: dict | None = None) -> None:
         """Keep the first `keep` events, append `new_events`; Conflict if the game moved on.
-        `appended` says whether this records an action (rather than undoing or correcting)."""
+        `moves`: for an undo or a correction, the coins it moved (None for an action)."""
         with self._change(token, version) as (db, game_id):
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
             self._insert_events(db, game_id, keep, new_events)
-            db.execute("UPDATE games SET appended = ? WHERE id = ?", (appended, game_id))
+            db.execute("UPDATE games SET moves = ? WHERE id = ?",
+                       (None if moves is None else json.dumps(moves), game_id))
 
     def claim_seat(self, token: str, seat: int) -> str:
         """Give a device the seat; SeatTaken if another device holds it."""
@@ -154,16 +155,16 @@ class Store:
 
     @staticmethod
     def _read(db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, appended FROM games "
+        row = db.execute("SELECT id, header, options, version, moves FROM games "
                          "WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version, appended = row
+        game_id, header, options, version, moves = row
         events = [json.loads(data) for (data,) in db.execute(
             "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
         return StoredGame(token, json.loads(header), json.loads(options), version, events, seats,
-                          bool(appended))
+                          None if moves is None else json.loads(moves))
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, events) -> None:

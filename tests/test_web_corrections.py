@@ -1,22 +1,27 @@
 """Taking back and correcting what the table recorded: every change re-checks the log
 (R11) and tells the table which real coins to move so that they match the app again."""
-from tests.web_helpers import (GAME, alerts, find_form, play, seat, stored, submit, text,
-                               undo)
-from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)
+from tests.web_helpers import (GAME, alerts, find_form, join, play, seat, stored, submit,
+                               text, undo)
+from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 
 def history(client, token) -> str:
     return text(client.get(f"/g/{token}/history"))
 
 
-def test_undo_of_a_sale_says_which_coins_go_back(host, game):
-    """R8 taken back: Anna paid 3, Bert and Claus took 1 each, 1 stayed in the pot."""
+def test_undo_of_a_sale_tells_every_screen_which_coins_go_back(host, phone, game):
+    """R8 taken back: Anna paid 3, Bert and Claus took 1 each, 1 stayed in the pot. Every
+    screen says so until the next action."""
+    join(phone, game, "Bert")
     play(host, game, GAME[:2])
     assert undo(host, game).status_code == 303
-    table = text(host.get(f"/g/{game}"))
-    assert ("Set the coins right: Anna gets 3, Bert gives 1, Claus gives 1, "
-            "1 comes out of the pot") in table
-    assert "Set the coins right" not in text(host.get(f"/g/{game}"))  # said once
+    moves = "Set the coins right: Anna gets 3, Bert gives 1, Claus gives 1, 1 comes out of the pot"
+    for page in (host.get(f"/g/{game}"), phone.get(f"/g/{game}/me"),
+                 host.get(f"/g/{game}/history")):
+        assert moves in text(page)
+    assert "Anna pays 3" not in text(host.get(f"/g/{game}"))
+    play(host, game, [("sold", "Anna", 3)])
+    assert moves not in text(host.get(f"/g/{game}"))
 
 
 def test_undo_of_a_reveal_moves_no_coin_and_says_nothing(host, game):

@@ -29,14 +29,14 @@ def test_game_events_and_seat_survive_a_restart(tmp_path):
     assert host.get(f"/g/{token}/live?v={latest}").status_code == 204
 
 
-def test_a_data_directory_from_before_the_appended_column_still_opens(tmp_path):
+def test_a_data_directory_from_before_the_moves_column_still_opens(tmp_path):
     """An older server's database gains the column on start; its games play on."""
     first = make_app(tmp_path / "data")
     host = first.test_client()
     token = new_game(host)
     play(host, token, GAME[:2])
     with sqlite3.connect(first.config["STORE"].path) as db:
-        db.execute("ALTER TABLE games DROP COLUMN appended")
+        db.execute("ALTER TABLE games DROP COLUMN moves")
     app = make_app(tmp_path / "data")
     host = app.test_client()
     assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)

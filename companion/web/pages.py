@@ -7,7 +7,7 @@ from ..phrase import N_, Phrase
 from ..refusal import Refusal
 from ..store import Conflict
 from .forms import form_dict, whole
-from .views import describe, money_moves, public_message, set_right
+from .views import describe, public_message
 
 
 def store():
@@ -91,20 +91,3 @@ def respond(game: games.Game, partial: str, context, status=200, **extra):
     page = partial.removeprefix("_").replace("_live", "")
     return render_template(page, **context(game, **extra)), status
 
-
-def remember_moves(before: games.Game) -> None:
-    """After an undo or a correction: keep for this device's next view of the game the
-    coins the table must move to match it (a session note, shown once)."""
-    moves = money_moves(before.state, game_or_404(before.token).state)
-    notes = {token: note for token, note in session.get("moves", {}).items()
-             if token != before.token}
-    session["moves"] = {**notes, before.token: moves} if moves else notes
-
-
-def moves_note(game: games.Game) -> Phrase | None:
-    """The coins to move after this device's last undo or correction, once."""
-    notes = session.get("moves", {})
-    if game.token not in notes:
-        return None
-    session["moves"] = {token: note for token, note in notes.items() if token != game.token}
-    return set_right(game, notes[game.token])

@@ -13,8 +13,7 @@ from ..store import Conflict
 from . import views
 from .chart import chart_key, coins_chart
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import (CONFLICT, change, game_or_404, live_or_204, moves_note, remember_moves,
-                    seat_of, store, version_sent)
+from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
 from .security import is_host
 
 blueprint = Blueprint("table", __name__)
@@ -42,11 +41,7 @@ def act(token):
 @blueprint.post("/g/<token>/undo")
 def undo(token):
     game = game_or_404(token)
-
-    def take_back(version):
-        games.undo(store(), game, version)
-        remember_moves(game)
-    return _change(game, take_back)
+    return _change(game, lambda version: games.undo(store(), game, version))
 
 
 @blueprint.get("/g/<token>/preview")
@@ -90,8 +85,7 @@ def _purse(game, name: str) -> str:
 @blueprint.get("/g/<token>/history")
 def history(token):
     game = game_or_404(token)
-    return render_template("history.html", game=game, rounds=views.rounds(game),
-                           moves=moves_note(game))
+    return render_template("history.html", **views.status(game), rounds=views.rounds(game))
 
 
 @blueprint.get("/g/<token>/history/<number>")
@@ -123,7 +117,6 @@ def _rewrite(game, index: int, action):
         return _edit_page(game, index, form_dict(request.form), message), 422
     except Conflict:
         return _edit_page(game_or_404(game.token), index, form_dict(request.form), CONFLICT), 409
-    remember_moves(game)
     return redirect(url_for("table.history", token=game.token), 303)
 
 
@@ -187,7 +180,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
                 error=error, note=note, values=values or {},
                 auction=views.auction_view(game), actions=views.table_actions(game),
-                stalled=stalled, moves=moves_note(game),
+                stalled=stalled,
                 last=views.describe(game, len(game.events) - 1) if game.events else None)
 
 

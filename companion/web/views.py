@@ -295,17 +295,11 @@ def handover(game: Game, index: int) -> Phrase | None:
 
 
 def last_payment(game: Game) -> Phrase | None:
-    """What to hand over now, if the last change recorded an action that moves coins or
-    cards (after an undo or a correction, nothing: that was handed over already)."""
-    return handover(game, len(game.events) - 1) if game.events and game.appended else None
-
-
-def money_moves(before: GameState, after: GameState) -> dict | None:
-    """What each purse and the pot gain or lose from one version of the game to another
-    (an undo or a correction), or None if no coin moves."""
-    coins = [new - old for old, new in zip(before.coins, after.coins)]
-    pot = after.pot - before.pot
-    return {"coins": coins, "pot": pot} if any(coins) or pot else None
+    """What to hand over now: after an action, the coins or cards it moves; after an undo
+    or a correction, the coins to move back (what was handed over before stays so)."""
+    if game.moves is not None:
+        return set_right(game, game.moves) if any(game.moves["coins"]) else None
+    return handover(game, len(game.events) - 1) if game.events else None
 
 
 def set_right(game: Game, moves: dict) -> Phrase:
