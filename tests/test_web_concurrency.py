@@ -1,8 +1,6 @@
 """Two devices record the same round at once: exactly one applies, the other is told."""
 import threading
 
-import pytest
-
 from companion import games
 from tests.web_helpers import (CONFLICT_NOTE, GAME, action_fields, alerts, find_form, join,
                                page_headers, phone_client, play, stored, text)

@@ -8,8 +8,6 @@ LABEL_GAP = 18  # the least distance between two end labels
 DASHES = ("none", "10 5", "3 5", "14 4 3 4", "6 3")
 
 
-
-
 def coins_chart(game) -> str:
     """One line per player: coins at the start and after each settled round."""
     series = _coins_per_round(game)

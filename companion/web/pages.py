@@ -90,4 +90,3 @@ def respond(game: games.Game, partial: str, context, status=200, **extra):
         return render_template(partial, **context(game, **extra))
     page = partial.removeprefix("_").replace("_live", "")
     return render_template(page, **context(game, **extra)), status
-
