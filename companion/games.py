@@ -94,11 +94,10 @@ def _kinds(options: Options, state: GameState) -> frozenset[str]:
 
 
 def added_result(game: Game, index: int) -> bool:
-    """Whether event `index` is the result live auction mode added: the sale or free lot
-    its auction came to."""
-    event = game.events[index]
-    return (game.options.live_auction and isinstance(event, (Sold, Free))
-            and auction_result(game.states[index]) == event)
+    """Whether event `index` is the result live auction mode added: a sale or free lot
+    recorded where its auction had ended (the core holds it to how it ended, R3)."""
+    return (game.options.live_auction and isinstance(game.events[index], (Sold, Free))
+            and auction_result(game.states[index]) is not None)
 
 
 def append(store: Store, game: Game, version: int, event) -> None:

@@ -162,7 +162,9 @@ def test_a_correction_that_ends_the_auction_records_its_sale(app, host):
     games.correct(app.config["STORE"], game, game.version, 3, Pass("Claus"))
     after = state(app, token)
     assert after.rounds_played == 1 and after.start_player == "Anna"
-    assert "Anna pays 2" in text(host.get(f"/g/{token}"))
+    table = text(host.get(f"/g/{token}"))  # the sale the correction made, to hand over once
+    assert "Set the coins right: Anna gives 2, Bert gets 1, Claus gets 1" in table
+    assert "Anna pays 2" not in table
 
 
 def test_R5_a_winner_who_can_no_longer_pay_is_shown_and_booked_as_an_overbid(app, host):
@@ -315,3 +317,19 @@ def test_a_correction_cannot_type_a_result_where_the_live_auction_was_still_runn
     assert "the auction is still on: it is Anna's turn to bid or pass (R3)" in " ".join(
         alerts(response))
     assert stored(app, token) == before
+
+
+def test_french_rules_a_free_lot_at_0_corrected_into_its_sale_at_0_stays_the_app_s_result(app, host):
+    """R8.6: 'sold Anna 0' and 'free' are the same result of Anna's unraised 0; either way
+    it is the result of the bids, corrected through them."""
+    token = live_game(host, edition="fr")
+    bid(host, token, 0)
+    drop_out(host, token)
+    drop_out(host, token)
+    response = submit(host, f"/g/{token}/history/4", "action-free", action="sold",
+                      winner="0", price="0")
+    assert response.status_code == 303, alerts(response)
+    assert "Remove this action" not in text(host.get(f"/g/{token}/history/4"))
+    response = submit(host, f"/g/{token}/history/1", "action-bid", amount="1")
+    assert response.status_code == 303, alerts(response)
+    assert stored(app, token)[1][-1] == {"type": "sold", "winner": "Anna", "price": 1}
