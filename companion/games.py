@@ -10,7 +10,7 @@ from .events import Bid, Free, Pass, Sold
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
 from .state import (GameState, apply, apply_at, auction_result, check_auction_over, fold_all,
-                    next_actions, result_refusal)
+                    next_actions)
 from .store import Conflict, StoredGame, Store
 
 
@@ -59,7 +59,7 @@ def create(store: Store, record: dict, options: Options) -> str:
     state = fold_record(record)
     if any(event["type"] in (Bid.kind, Pass.kind) for event in record["events"]):
         options = replace(options, live_auction=True)
-    result = _live_result(options, state)
+    result = _with_live_result(options, state)[0]
     header = {key: value for key, value in record.items() if key != "events"}
     events = record["events"] + [dump_event(event) for event in result]
     return store.create_game(header, vars(options), events)
@@ -169,9 +169,8 @@ def _write(store: Store, game: Game, version: int, keep: int, change, skip: int 
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
                           number=old + 1, reason=refusal) from None
         events.append(event)
-    for event in _live_result(game.options, state):
-        state = apply(state, event)
-        events.append(event)
+    result, state = _with_live_result(game.options, state)
+    events += result
     moves = money_moves(game.state, state) if skip else None
     store.write_events(game.token, version, keep, [dump_event(event) for event in events],
                        moves)
@@ -184,13 +183,17 @@ def money_moves(before: GameState, after: GameState) -> dict:
             "pot": after.pot - before.pot}
 
 
-def _live_result(options: Options, state: GameState) -> list:
-    """In live auction mode, the sale or free lot the auction has come to, if it is over
-    and the rules allow it (a winner who can no longer pay is left to the table, R5)."""
-    if not options.live_auction or result_refusal(state):
-        return []
-    result = auction_result(state)
-    return [] if result is None else [result]
+def _with_live_result(options: Options, state: GameState) -> tuple[list, GameState]:
+    """In live auction mode, the sale or free lot the auction has come to, if it is over,
+    with the state after it; nothing if the rules refuse it (a winner who can no longer
+    pay is left to the table, R5)."""
+    result = auction_result(state) if options.live_auction else None
+    if result is not None:
+        try:
+            return [result], apply(state, result)
+        except Refusal:
+            pass
+    return [], state
 
 
 def _check_version(game: Game, version: int) -> None:

@@ -149,7 +149,7 @@ def score(token):
     state = game.state
     return render_template("score.html", game=game, score=state.score(),
                            chart=coins_chart(game) if state.finished else None,
-                           key=chart_key(game))
+                           key=chart_key(game) if state.finished else None)
 
 
 @blueprint.get("/g/<token>/record.json")

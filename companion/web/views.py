@@ -258,7 +258,9 @@ def describe(game: Game, index: int) -> Phrase:
 
 def status(game: Game) -> dict:
     """What the status bar of every game screen shows."""
-    return dict(game=game, state=game.state, payment=last_payment(game),
+    payment = last_payment(game)
+    return dict(game=game, state=game.state, payment=payment,
+                earlier=earlier_payment(game, payment),
                 lot=[card_view(game, card) for card in game.state.lot],
                 families=[(symbol, colour, family_label(name))
                           for name, (colour, symbol) in zip(game.setup.families, LOOKS)])
@@ -300,6 +302,15 @@ def last_payment(game: Game) -> Phrase | None:
     if game.moves is not None:
         return set_right(game, game.moves) if any(game.moves["coins"]) else None
     return handover(game, len(game.events) - 1) if game.events else None
+
+
+def earlier_payment(game: Game, payment: Phrase | None) -> Phrase | None:
+    """The last sale's payment, kept in sight when it is not the one just announced, and
+    not while coins are being set right after an undo or a correction."""
+    sale = game.state.last_sale
+    if sale is None or game.moves is not None or payment == sale.instructions_phrase:
+        return None
+    return sale.instructions_phrase
 
 
 def set_right(game: Game, moves: dict) -> Phrase:
