@@ -55,16 +55,29 @@ def _with_test_address(app):
 
 @pytest.fixture
 def server(tmp_path):
-    """The app served by waitress on a free port of 127.0.0.1; no request may fail with 5xx."""
+    """The app served by waitress on a free port of 127.0.0.1; no request may fail with 5xx.
+
+    Waitress's loop runs in short steps until the test ends, then stops before its sockets
+    close (closing them under a running loop fails its select)."""
+    from waitress import wasyncore
     from waitress.server import create_server
     app = make_app(tmp_path / "data")
     _with_test_address(app)
     served = Server("", app)
     app.after_request(lambda response: served.statuses.append(response.status_code) or response)
-    srv = create_server(app, host="127.0.0.1", port=0)
+    sockets, stop = {}, threading.Event()
+    srv = create_server(app, map=sockets, host="127.0.0.1", port=0)
     served.url = f"http://127.0.0.1:{srv.effective_port}"
-    threading.Thread(target=srv.run, daemon=True).start()
+
+    def serve():
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=sockets, count=1)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
     yield served
+    stop.set()
+    thread.join()
     srv.close()
     assert not app.extensions["test_errors"] and max(served.statuses, default=200) < 500
 
