@@ -1,4 +1,4 @@
-"""Which bids a player may make (R3, R5, R7)."""
+"""Which bids a player may make (R3, R5, R7, R9)."""
 from .cards import Card
 from .refusal import Refusal
 
@@ -14,6 +14,27 @@ def highest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
     allowed = [amount for amount in range(coins, max(coins - 10, -1), -1)
                if amount % 10 not in forbidden]
     return allowed[0] if allowed else None
+
+
+def lowest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
+    """The lowest amount a player may bid: affordable, digit allowed (R3, R5); None when
+    every amount they can pay ends in a digit they hold."""
+    forbidden = forbidden_digits(hand)
+    allowed = [amount for amount in range(min(coins, 9) + 1) if amount % 10 not in forbidden]
+    return allowed[0] if allowed else None
+
+
+def french_opening(state) -> int | None:
+    """French rules: the lowest amount the start player must open the lot's auction at
+    (R3, R9), or None when they are not bound to open: English rules, a start player
+    excluded this round (R5, R7), or one with no legal bid at all.
+
+    Above 0 only when they hold a 0: they then buy the lot at that amount if nobody
+    raises, so it cannot go free, and anyone else buys it only above that amount (R9).
+    """
+    if state.setup.edition != "fr" or state.start in state.excluded:
+        return None
+    return lowest_bid(state.hands[state.start], state.coins[state.start])
 
 
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:

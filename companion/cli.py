@@ -3,7 +3,7 @@ import argparse
 import json
 import sys
 
-from .record import fold_record
+from .record import fold_record, loads
 from .refusal import Refusal
 from .replay import replay_json, replay_text
 
@@ -21,6 +21,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=5000, help="port (5000 by default)")
     parser.add_argument("--data-dir", default="templari-data",
                         help="where games are kept (created on first start)")
+    parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
+                        help="a host name phones may use to reach this server, e.g. "
+                             "mylaptop.local (may be given more than once)")
     parser.set_defaults(run=_serve)
     commands = parser.add_subparsers(title="commands",
                                      description="without a command, the table server starts")
@@ -35,7 +38,7 @@ def _serve(args) -> int:
     """Imported here so that `replay` does not load the web stack."""
     from .serve import serve
 
-    serve(args.host, args.port, args.data_dir)
+    serve(args.host, args.port, args.data_dir, names=args.names)
     return 0
 
 
@@ -44,7 +47,7 @@ def _replay(args) -> int:
         stream.reconfigure(encoding="utf-8")
     try:
         with open(args.file, encoding="utf-8-sig") as handle:
-            record = json.load(handle)
+            record = loads(handle.read())
     except OSError as error:
         print(f"error: cannot read {args.file}: {error.strerror}", file=sys.stderr)
         return 1

@@ -1,11 +1,15 @@
 """The JSON game record `templari-game/1`: load, check, dump.
 
-Works on parsed JSON values, never on files. Shape errors are refusals with
-rule "record"; the rules themselves are checked by the fold in `state`.
+Works on JSON text or parsed JSON values, never on files. Shape errors are refusals
+with rule "record"; the rules themselves are checked by the fold in `state`. A record
+may come from anywhere: its numbers are bounded here, and a refused value is shown cut
+short, never whole.
 """
+import json
+import reprlib
 from dataclasses import fields
 
-from .cards import Card
+from .cards import NUMBERS, Card
 from .events import EVENT_TYPES, PLAYER_FIELDS
 from .phrase import N_, Phrase
 from .refusal import Refusal
@@ -18,6 +22,24 @@ _HEADER_KEYS = ("format", "edition", "variants", "start_coins", "families", "pla
 _VARIANT_KEYS = {"side_auctions": "side_sales", "exchange": "exchange"}
 _EVENTS = {cls.kind: (cls, tuple(field.name for field in fields(cls))) for cls in EVENT_TYPES}
 _CARD_FIELDS = ("card", "gives", "takes")
+
+# Sane bounds of a record's numbers, checked when it is read (rule "record"): no game
+# comes near them, and a number beyond never reaches the rules core nor any message (a
+# number of 5,000 digits cannot even be written out). Small negative numbers are left to
+# the rules, whose refusals say more (R1, R3).
+MAX_START_COINS = 1000
+MAX_AMOUNT = 100_000  # a price or a bid: 5 players starting with 1000 coins hold 5000
+_BOUNDS = {"start_coins": MAX_START_COINS, "price": MAX_AMOUNT, "amount": MAX_AMOUNT}
+
+
+def loads(text: str):
+    """The JSON text of a record as values. An integer too long for Python to read (more
+    than 4300 digits) is read as a stand-in beyond every bound, so that the record is
+    refused by name rather than as JSON that cannot be read."""
+    try:
+        return json.loads(text)
+    except ValueError:  # perhaps such an integer (json.loads stops at it): read it again
+        return json.loads(text, parse_int=_integer)
 
 
 def load_setup(record) -> Setup:
@@ -37,7 +59,8 @@ def load_setup(record) -> Setup:
         **_variants(record.get("variants", {})),
     )
     if "start_coins" in record:
-        settings["start_coins"] = _typed(record["start_coins"], int, "start_coins")
+        settings["start_coins"] = _bounded(_typed(record["start_coins"], int, "start_coins"),
+                                           "start_coins")
     if "families" in record:
         settings["families"] = tuple(_list_of(record["families"], "families", str))
     if "start_player" in record:
@@ -67,7 +90,7 @@ def parse_event(raw):
         raw = _typed(raw, dict, Phrase(N_("an event")))
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _EVENTS:
-        raise Refusal("record", "unknown event type {kind!r}", kind=kind)
+        raise Refusal("record", "unknown event type {kind!r}", kind=_Shown(kind))
     cls, names = _EVENTS[kind]
     if len(raw) != len(names) + 1 or not all(name in raw for name in names):
         _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
@@ -114,8 +137,8 @@ def _dump_value(value):
 def _field(name: str, value):
     if name in PLAYER_FIELDS:
         return _name(value)
-    if name in ("price", "amount"):
-        return _typed(value, int, name)
+    if name in _BOUNDS:
+        return _bounded(_typed(value, int, name), name)
     if name in _CARD_FIELDS:
         return _card(value)
     if name == "discard":
@@ -131,13 +154,16 @@ def _variants(variants) -> dict:
 
 def _card(value) -> Card:
     if (type(value) is dict and len(value) == 2 and type(value.get("family")) is str
-            and type(value.get("number")) is int):
+            and type(value.get("number")) is int and -MAX_AMOUNT <= value["number"] <= MAX_AMOUNT):
         return Card(value["family"], value["number"])
     value = _typed(value, dict, Phrase(N_("a card")))
     _check_keys(value, ("family", "number"), Phrase(N_("a card")))
     if "family" not in value or "number" not in value:
         raise Refusal("record", "a card needs a 'family' and a 'number'")
-    return Card(_typed(value["family"], str, "family"), _typed(value["number"], int, "number"))
+    number = _typed(value["number"], int, "number")
+    if not -MAX_AMOUNT <= number <= MAX_AMOUNT:  # the rules refuse the others, naming them (R1)
+        raise Refusal("record", "{what} must be from 0 to {high}", what="number", high=NUMBERS[-1])
+    return Card(_typed(value["family"], str, "family"), number)
 
 
 def _name(value) -> str:
@@ -149,7 +175,7 @@ def _name(value) -> str:
 def _check_keys(data: dict, allowed, what: str) -> None:
     for key in data:
         if key not in allowed:
-            raise Refusal("record", "unknown key {key!r} in {what}", key=key, what=what)
+            raise Refusal("record", "unknown key {key!r} in {what}", key=_Shown(key), what=what)
 
 
 def _list_of(value, what: str, item_type) -> list:
@@ -162,7 +188,16 @@ def _list_of(value, what: str, item_type) -> list:
 def _typed(value, expected: type, what: str):
     if not _is(value, expected):
         raise Refusal("record", "{what} must be {type}, not {value!r}", what=what,
-                      type=_TYPE_NAMES[expected], value=value)
+                      type=_TYPE_NAMES[expected], value=_Shown(value))
+    return value
+
+
+def _bounded(value: int, what: str) -> int:
+    """`value`, unless it is beyond the bound of `what` (which the refusal names, without
+    the value: it may have thousands of digits)."""
+    high = _BOUNDS[what]
+    if not -high <= value <= high:
+        raise Refusal("record", "{what} must be from 0 to {high}", what=what, high=high)
     return value
 
 
@@ -174,3 +209,54 @@ def _is(value, expected: type) -> bool:
 _TYPE_NAMES = {str: Phrase(N_("text")), int: Phrase(N_("a whole number")),
                bool: Phrase(N_("true or false")), dict: Phrase(N_("an object")),
                list: Phrase(N_("a list"))}
+
+
+class _Shown:
+    """A refused value as a message shows it (`{value!r}`): its repr, cut short, since a
+    record's value may be a text of a megabyte or a list nested a thousand levels deep."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value):
+        self.text = _SHORT.repr(value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's cut-short repr, with integers of any length (whose repr Python refuses
+    beyond 4300 digits) shown by their first digits."""
+
+    def repr_int(self, x, level):
+        if x.bit_length() <= 128:  # up to 39 digits: shown whole
+            return repr(x)
+        digits = int(x.bit_length() * 0.30103)  # of |x|, give or take one
+        return f"{'-' if x < 0 else ''}{abs(x) // 10 ** (digits - 20)}…"
+
+
+_SHORT = _ShortRepr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 40, 40
+
+
+class _Long(int):
+    """An integer of a record too long for Python to read (more than 4300 digits): it
+    stands for it beyond every bound, and shows its first digits."""
+
+    def __new__(cls, text: str):
+        number = super().__new__(cls, -(10 ** 100) if text.startswith("-") else 10 ** 100)
+        number.text = text[:21] + "…"
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+def _integer(text: str) -> int:
+    """A JSON integer as Python reads it, or as a stand-in if it is too long to read."""
+    try:
+        return int(text)
+    except ValueError:
+        return _Long(text)

@@ -1,13 +1,20 @@
 """Starting the table server: waitress on the local network, never Flask's debug server."""
+import ipaddress
+import logging
 import socket
 
-from waitress import serve as waitress_serve
+import waitress
+from waitress.channel import HTTPChannel
+from waitress.server import BaseWSGIServer
+from waitress.task import WSGITask
 
 from .qr import qr_text
 from .web import create_app
 
 
 ROUTE_PROBE = "192.0.2.1"  # a documentation address (RFC 5737): only routed, never sent to
+ALL_INTERFACES = ("0.0.0.0", "")  # waitress listens on every IPv4 interface
+ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY)
 
 
 def lan_address() -> str | None:
@@ -31,17 +38,132 @@ def _routed_address() -> str | None:
     return None if address.startswith(("127.", "0.")) else address
 
 
-def serve(host: str, port: int, data_dir: str) -> None:
+def is_loopback(host: str) -> bool:
+    """Whether `host` is this device only: 127.x.x.x, ::1 or localhost."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return False
+
+
+def url(address: str, port: int) -> str:
+    """http://ADDRESS:PORT, an IPv6 address in brackets (its zone, if any, escaped)."""
+    if ":" in address:
+        address = "[" + address.replace("%", "%25") + "]"
+    return f"http://{address}:{port}"
+
+
+def addresses(host: str, port: int) -> tuple[str, str | None]:
+    """Where to open the app when it listens on `host`: on this device, and from a phone
+    (None if phones cannot reach it, or no network address was found)."""
+    if host in ALL_INTERFACES:
+        address = lan_address()
+        return url("127.0.0.1", port), url(address, port) if address else None
+    if host == ALL_INTERFACES_V6:
+        return url("::1", port), None  # lan_address() finds IPv4 addresses only
+    if is_loopback(host):
+        return url(host, port), None
+    return url(host, port), url(host, port)  # one address: the device opens it too
+
+
+def serve(host: str, port: int, data_dir: str, names=()) -> None:
     """Print where to connect, with a QR code, then serve until stopped."""
-    address = lan_address() if host in ("0.0.0.0", "") else host
-    lan_url = f"http://{address}:{port}" if address else None
-    app = create_app(data_dir, lan_url=lan_url)
+    local_url, lan_url = addresses(host, port)
+    app = create_app(data_dir, lan_url=lan_url, names=list(names))
     print(f"Templari Companion: games are kept in {data_dir}")
-    print(f"On this device, open http://127.0.0.1:{port}")
+    print(f"On this device, open {local_url}")
     if lan_url:
         print(f"Phones on the same network open {lan_url} (or scan):")
         print(qr_text(lan_url))
+        for name in names:
+            print(f"Phones may also open {url(name, port)}")
         print(f"To host from another device, open {lan_url}/host/{app.config['HOST_KEY']}")
+    elif is_loopback(host):
+        print("Phones cannot reach this server: it listens only on this device "
+              "(start with --host 0.0.0.0 to let them).")
     else:
         print("No local network address was found: phones cannot reach this server yet.")
-    waitress_serve(app, host=host, port=port, threads=8)
+    waitress_serve(app, host=host, port=port, **waitress_options(app))
+
+
+def waitress_options(app) -> dict:
+    """How waitress serves the table, so that no device can stall the others: a phone
+    that opens connections and sends nothing, or sends a request a line every few
+    seconds, holds a connection (not a thread) until it goes quiet, and a café of them
+    fits below the connection limit."""
+    return dict(
+        # Every phone keeps a connection or two open to poll each second, browsers open
+        # up to 6 each, and idle or half-sent ones cost a socket only: room for a café.
+        connection_limit=1000,
+        # A connection with no request under way and nothing received for 15 s is
+        # closed: a phone polling each second never is, a silent or stopped one soon.
+        channel_timeout=15,
+        # How often the idle connections are looked for (well below channel_timeout,
+        # so one is closed between 15 and 20 s after its last byte).
+        cleanup_interval=5,
+        # The largest upload the app takes (a game record); larger ones are refused by
+        # waitress before they are read into memory.
+        max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
+        # Requests are parsed by waitress's event loop and only whole ones reach a
+        # thread: 8 serve a table (a poll takes about 2 ms, the slowest page 10 ms),
+        # and more would only take turns at Python's lock and SQLite's.
+        threads=8,
+        # Connections the system holds for waitress to accept while it is busy or at
+        # its limit (a table's phones reconnecting at once after the Wi-Fi came back):
+        # they wait instead of being refused.
+        backlog=1024,
+        # poll() rather than select(), which cannot watch a socket numbered above 1024
+        # and so could not hold the connection limit.
+        asyncore_use_poll=True,
+    )
+
+
+def waitress_serve(app, **options) -> None:
+    """Serve `app` with waitress until stopped (Ctrl+C), as `waitress.serve` does."""
+    logging.basicConfig()  # waitress's warnings (e.g. the connection limit reached)
+    create_server(app, **options).run()
+
+
+def create_server(app, map=None, **options):
+    """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
+    `waitress_options`), not started: `run()` serves. Its sockets are in `map`."""
+    _allow_open_files(options.get("connection_limit", 100) + 100)
+    sockets = {} if map is None else map
+    server = waitress.create_server(app, map=sockets, **options)
+    for listener in list(sockets.values()):  # one per address listened on
+        if isinstance(listener, BaseWSGIServer):
+            listener.channel_class = _Channel
+    return server
+
+
+class _KeepAliveTask(WSGITask):
+    """waitress closes the connection after an HTTP/1.1 answer without a Content-Length,
+    and drops the Content-Length of a 204 or a 304 (which never have a body, RFC 9110),
+    so every one of those closed its connection: each poll that found nothing new (204)
+    had to open a new one. An answer without a body ends with its headers, so the
+    connection can take the next request: it stays open unless the client asked to close."""
+
+    def set_close_on_finish(self) -> None:
+        if (self.version == "1.1" and not self.has_body
+                and self.request.headers.get("CONNECTION", "").lower() != "close"):
+            return
+        super().set_close_on_finish()
+
+
+class _Channel(HTTPChannel):
+    task_class = _KeepAliveTask
+
+
+def _allow_open_files(count: int) -> None:
+    """Let this process open `count` files (one per connection), as far as the system's
+    hard limit allows; where there is no such limit to raise, nothing to do."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = count if hard == resource.RLIM_INFINITY else min(count, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))

@@ -6,7 +6,7 @@ state as it was: states are immutable.
 from dataclasses import dataclass
 
 from .auction import Auction, after_bid, after_pass, open_auction
-from .bidding import bid_problems, digit_problem, forbidden_digits, highest_bid, money_problem
+from .bidding import bid_problems, digit_problem, forbidden_digits, french_opening, money_problem
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Phrase
@@ -160,14 +160,15 @@ def may_reveal(state: GameState, card: Card) -> bool:
 def next_actions(state: GameState) -> frozenset[str]:
     """The kinds of event the round is at (each is still checked when made): before the
     reveal, the reveal and the round-start variants (R6, R7); after it, the auction's
-    events (R3-R5, R8, R9); a penalty wherever an auction can run (R4)."""
+    events (R3-R5, R8, R9); a penalty and an overbid wherever an auction can run, a side
+    sale's included (R4, R5)."""
     if state.finished:
         return frozenset()
     if state.lot:
         live = {"bid", "pass"} if state.auction.outcome()[0] == "open" else set()
         return frozenset({"sold", "free", "overbid", "penalty", *live})
     return frozenset({"reveal"}
-                     | ({"side_sale", "penalty"} if state.setup.side_sales else set())
+                     | ({"side_sale", "penalty", "overbid"} if state.setup.side_sales else set())
                      | ({"exchange"} if state.setup.exchange else set()))
 
 
@@ -178,6 +179,7 @@ def _sold(state: GameState, event: Sold) -> GameState:
     problems = bid_problems(state, event.winner, event.price)
     if problems:
         raise problems[0]
+    _check_outbid_opening(state, seat, event.price)
     _check_auction_ended(state, ("sold", seat, event.price))
     sale = sale_preview(state, event.winner, event.price)
     if sale is None:
@@ -186,6 +188,17 @@ def _sold(state: GameState, event: Sold) -> GameState:
     coins = _with_coins(state.coins, {**changes, seat: -event.price})
     return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
                       start=seat, last_sale=sale)
+
+
+def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
+    """French rules: anyone but the start player bound to open buys the lot only by
+    outbidding their lowest opening (R9)."""
+    opening = french_opening(state)
+    if opening is not None and seat != state.start and price <= opening:
+        raise Refusal("R9", "French rules: the start player {start} must open at {opening} or "
+                            "more, so {player} can win only above {opening}, not at {price}",
+                      start=state.start_player, opening=opening, player=state.players[seat],
+                      price=price)
 
 
 def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None:
@@ -203,7 +216,18 @@ def _free(state: GameState, event: Free | None) -> GameState:
     _after_reveal(state, N_("'nobody bid'"))
     if event is not None:
         _check_auction_ended(state, ("free", None, None))
+        _check_may_go_free(state)
     return _end_round(state, _take_lot(state, state.start))
+
+
+def _check_may_go_free(state: GameState) -> None:
+    """French rules: a start player bound to open above 0 (they hold a 0) buys the lot
+    at that amount if nobody raises, so it cannot go free (R9)."""
+    opening = french_opening(state)
+    if opening:
+        raise Refusal("R9", "French rules: the start player {start} holds a 0, so must open at "
+                            "{opening} or more and buys the lot if nobody raises: it cannot "
+                            "go free", start=state.start_player, opening=opening)
 
 
 def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
@@ -221,31 +245,49 @@ def _penalty(state: GameState, event: Penalty) -> GameState:
     if "penalty" not in next_actions(state):
         raise Refusal("R4", "no auction is under way for {player} to bid in: the lot is not "
                             "revealed and side sales are off", player=event.player)
+    if not state.hands[seat]:
+        raise Refusal("R4", "{player} holds no card, so no bid of theirs can be forbidden",
+                      player=event.player)
+    if state.lot and seat in state.excluded:
+        raise Refusal("R4", "{player} is excluded from this round's auction, so makes no bid "
+                            "that could be forbidden", player=event.player)
     if not state.coins[seat]:
         return state
     return replace(state, coins=_with_coins(state.coins, {seat: -1}), pot=state.pot + 1)
 
 
 def _overbid(state: GameState, event: Overbid) -> GameState:
-    _after_reveal(state, N_("an overbid"))
+    """The discard (R5); in the lot's auction, also the exclusion and the restart. Before
+    the reveal (side sales on) it happened in a side sale's auction, which goes on
+    without the player: no exclusion from the lot's auction, nothing to restart (R6)."""
     seat = state.setup.seat(event.player)
-    if seat in state.excluded:
+    if "overbid" not in next_actions(state):
+        raise Refusal("R5", "no auction is under way for {player} to bid in: the lot is not "
+                            "revealed and side sales are off", player=event.player)
+    if state.lot and seat in state.excluded:
         raise Refusal("R5/R7", "{player} is excluded from this round's auction",
                       player=event.player)
-    hand = state.hands[seat]
+    discard = _discard(state, seat, event.discard)
+    if not state.lot:
+        return replace(state, **discard)
     excluded = state.excluded | {seat}
+    return replace(state, **discard, excluded=excluded, auction=_open(state, excluded))
+
+
+def _discard(state: GameState, seat: int, card: Card | None) -> dict:
+    """The overbidder discards one card they hold, none when they hold none (R5)."""
+    hand = state.hands[seat]
     if not hand:
-        if event.discard is not None:
+        if card is not None:
             raise Refusal("R5", "{player} holds no card, so none can be discarded",
-                          player=event.player)
-        return replace(state, excluded=excluded, auction=_open(state, excluded))
-    if event.discard is None:
+                          player=state.players[seat])
+        return {}
+    if card is None:
         raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
-                      player=event.player, count=len(hand))
-    _check_holds(state, seat, event.discard, "R5")
-    return replace(state, hands=_with_hand(state.hands, seat, _without(hand, event.discard)),
-                   discarded=state.discarded + (event.discard,), excluded=excluded,
-                   auction=_open(state, excluded))
+                      player=state.players[seat], count=len(hand))
+    _check_holds(state, seat, card, "R5")
+    return {"hands": _with_hand(state.hands, seat, _without(hand, card)),
+            "discarded": state.discarded + (card,)}
 
 
 def _bid(state: GameState, event: Bid) -> GameState:
@@ -263,16 +305,21 @@ def _pass(state: GameState, event: Pass) -> GameState:
     """Live auction: the player whose turn it is drops out (R3)."""
     seat = _check_turn(state, event.player)
     if must_open(state, seat):
+        opening = french_opening(state)
+        if opening:
+            raise Refusal("R9", "French rules: the start player {player} opens the auction "
+                                "and must bid at least {opening}, as they hold a 0",
+                          player=event.player, opening=opening)
         raise Refusal("R3", "French rules: the start player {player} opens the auction and "
                             "must bid (0 is allowed)", player=event.player)
     return replace(state, auction=after_pass(state.auction, len(state.players), seat))
 
 
 def must_open(state: GameState, seat: int) -> bool:
-    """French rules: the start player opens the lot's auction, unless they have no legal
-    bid (R3), so may not drop out before anyone has bid."""
-    return (state.setup.edition == "fr" and not state.auction.opened and seat == state.start
-            and highest_bid(state.hands[seat], state.coins[seat]) is not None)
+    """French rules: the start player opens the lot's auction, unless they are excluded or
+    have no legal bid (R3, R9), so may not drop out before anyone has bid."""
+    return (not state.auction.opened and seat == state.start
+            and french_opening(state) is not None)
 
 
 def auction_result(state: GameState):

@@ -1,8 +1,10 @@
-"""SQLite storage: each game's record header, its event log and its seats.
+"""SQLite storage: each game's record header, its event log, its seats and its journal.
 
 The event log is the only truth about a game; every change bumps the game's
 version, and a write names the version it was based on, so two devices
-submitting at once cannot both apply.
+submitting at once cannot both apply. Each event keeps who recorded it and when,
+and the journal keeps every undo and correction (companion data, not part of the
+game record); the server's host grants are kept here too.
 """
 import json
 import secrets
@@ -26,7 +28,21 @@ CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
     data TEXT NOT NULL,
+    by TEXT,
+    at REAL,
     PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS journal (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    at REAL NOT NULL,
+    by TEXT NOT NULL,
+    entry TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS grants (
+    id INTEGER PRIMARY KEY,
+    token TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    created REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -36,6 +52,12 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Columns added since the first data directories: added on start when missing.
+_ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT"), "events": ("by TEXT", "at REAL")}
+# A game's short code, typed on a phone without a camera: no look-alikes (0/O, 1/I/L, 2/Z,
+# 5/S, 8/B), unique among the server's games.
+CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
+CODE_LENGTH = 5
 
 
 class Conflict(Exception):
@@ -57,6 +79,19 @@ class StoredGame:
     events: list
     seats: dict[int, str]
     moves: dict | None = None  # after an undo or a correction: the coins it moved
+    code: str = ""
+    created: float = 0.0
+    signatures: list = ()  # per event: (who recorded it, when), or (None, None)
+    journal: list = ()  # undos, corrections and settings: (when, who, entry)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Host rights given to another device, revocable (never the host key itself)."""
+
+    id: int
+    label: str
+    created: float
 
 
 class Store:
@@ -69,9 +104,19 @@ class Store:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
-            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
-            if "moves" not in columns:  # a data directory from before the column
-                db.execute("ALTER TABLE games ADD COLUMN moves TEXT")
+            for table, added in _ADDED_COLUMNS.items():
+                columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                for column in added:
+                    if column.split()[0] not in columns:  # an older data directory
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            self._give_codes(db)
+            db.execute("CREATE UNIQUE INDEX IF NOT EXISTS game_codes ON games(code)")
+
+    @staticmethod
+    def _give_codes(db) -> None:
+        """A code for each game of an older data directory that has none."""
+        for (game_id,) in db.execute("SELECT id FROM games WHERE code IS NULL").fetchall():
+            db.execute("UPDATE games SET code = ? WHERE id = ?", (_free_code(db), game_id))
 
     def secret(self, name: str) -> str:
         """A random secret kept across restarts (created on first use)."""
@@ -79,15 +124,28 @@ class Store:
             db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (name, secrets.token_hex(32)))
             return db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()[0]
 
-    def create_game(self, header: dict, options: dict, events=()) -> str:
-        """Store a new game and return its unguessable token."""
+    def renew_secret(self, name: str) -> str:
+        """A new random value for the secret `name`; the old one stops working."""
+        with self._write() as db:
+            value = secrets.token_hex(32)
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
+            return value
+
+    def create_game(self, header: dict, options: dict, entries=()) -> str:
+        """Store a new game and return its unguessable token; `entries` as for write_events."""
         token = secrets.token_urlsafe(16)
         with self._write() as db:
             cursor = db.execute(
-                "INSERT INTO games (token, header, options, created) VALUES (?, ?, ?, ?)",
-                (token, json.dumps(header), json.dumps(options), time.time()))
-            self._insert_events(db, cursor.lastrowid, 0, events)
+                "INSERT INTO games (token, header, options, created, code) VALUES (?, ?, ?, ?, ?)",
+                (token, json.dumps(header), json.dumps(options), time.time(), _free_code(db)))
+            self._insert_events(db, cursor.lastrowid, 0, entries)
         return token
+
+    def token_of_code(self, code: str) -> str | None:
+        """The token of the game with that short code, or None."""
+        with self._connect() as db:
+            row = db.execute("SELECT token FROM games WHERE code = ?", (code,)).fetchone()
+            return row and row[0]
 
     def game(self, token: str) -> StoredGame | None:
         """The stored game with that token, or None."""
@@ -109,15 +167,61 @@ class Store:
             tokens = db.execute("SELECT token FROM games ORDER BY created DESC, id DESC").fetchall()
             return [self._read(db, token) for (token,) in tokens]
 
-    def write_events(self, token: str, version: int, keep: int, new_events,
-                     moves: dict | None = None) -> None:
-        """Keep the first `keep` events, append `new_events`; Conflict if the game moved on.
-        `moves`: for an undo or a correction, the coins it moved (None for an action)."""
+    def write_events(self, token: str, version: int, keep: int, entries,
+                     moves: dict | None = None, journal: tuple | None = None) -> None:
+        """Keep the first `keep` events, append `entries` ((event, who, when) each);
+        Conflict if the game moved on. `moves`: for an undo or a correction, the coins
+        it moved (None for an action); `journal`: (when, who, entry) to keep about it."""
         with self._change(token, version) as (db, game_id):
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
-            self._insert_events(db, game_id, keep, new_events)
+            self._insert_events(db, game_id, keep, entries)
             db.execute("UPDATE games SET moves = ? WHERE id = ?",
                        (None if moves is None else json.dumps(moves), game_id))
+            if journal is not None:
+                self._note(db, game_id, journal)
+
+    def set_options(self, token: str, options: dict, journal: tuple) -> None:
+        """Change a game's companion settings; every screen follows (the version moves on)."""
+        with self._write() as db:
+            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
+            if row is None:
+                raise Conflict(token)
+            db.execute("UPDATE games SET options = ?, version = version + 1 WHERE id = ?",
+                       (json.dumps(options), row[0]))
+            self._note(db, row[0], journal)
+
+    def remove_game(self, token: str) -> None:
+        """Delete a game with its events, seats and journal."""
+        with self._write() as db:
+            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
+            if row is None:
+                raise Conflict(token)
+            for table in ("events", "seats", "journal"):
+                db.execute(f"DELETE FROM {table} WHERE game_id = ?", row)
+            db.execute("DELETE FROM games WHERE id = ?", row)
+
+    def grant(self, label: str) -> str:
+        """Give a device host rights: its own random token, revocable."""
+        token = secrets.token_urlsafe(24)
+        with self._write() as db:
+            db.execute("INSERT INTO grants (token, label, created) VALUES (?, ?, ?)",
+                       (token, label, time.time()))
+        return token
+
+    def granted(self, token: str) -> int | None:
+        """The id of the grant a device holds, if the host has not revoked it."""
+        with self._connect() as db:
+            row = db.execute("SELECT id FROM grants WHERE token = ?", (token,)).fetchone()
+            return row and row[0]
+
+    def grants(self) -> list[Grant]:
+        with self._connect() as db:
+            return [Grant(*row) for row in db.execute(
+                "SELECT id, label, created FROM grants ORDER BY created")]
+
+    def revoke(self, grant_id: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
 
     def claim_seat(self, token: str, seat: int) -> str:
         """Give a device the seat; SeatTaken if another device holds it."""
@@ -155,22 +259,32 @@ class Store:
 
     @staticmethod
     def _read(db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, moves FROM games "
+        row = db.execute("SELECT id, header, options, version, moves, code, created FROM games "
                          "WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version, moves = row
-        events = [json.loads(data) for (data,) in db.execute(
-            "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
+        game_id, header, options, version, moves, code, created = row
+        rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
+                          (game_id,)).fetchall()
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
-        return StoredGame(token, json.loads(header), json.loads(options), version, events, seats,
-                          None if moves is None else json.loads(moves))
+        journal = [(at, by, json.loads(entry)) for at, by, entry in db.execute(
+            "SELECT at, by, entry FROM journal WHERE game_id = ? ORDER BY rowid", (game_id,))]
+        return StoredGame(token, json.loads(header), json.loads(options), version,
+                          [json.loads(data) for data, _, _ in rows], seats,
+                          None if moves is None else json.loads(moves), code, created,
+                          [(by, at) for _, by, at in rows], journal)
 
     @staticmethod
-    def _insert_events(db, game_id: int, first: int, events) -> None:
-        db.executemany("INSERT INTO events VALUES (?, ?, ?)",
-                       [(game_id, first + offset, json.dumps(event))
-                        for offset, event in enumerate(events)])
+    def _insert_events(db, game_id: int, first: int, entries) -> None:
+        db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)",
+                       [(game_id, first + offset, json.dumps(event), by, at)
+                        for offset, (event, by, at) in enumerate(entries)])
+
+    @staticmethod
+    def _note(db, game_id: int, journal: tuple) -> None:
+        at, by, entry = journal
+        db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)",
+                   (game_id, at, by, json.dumps(entry)))
 
     @contextmanager
     def _write(self):
@@ -201,3 +315,11 @@ class Store:
             yield db
         finally:
             db.close()
+
+
+def _free_code(db) -> str:
+    """A short code no other game of this server has."""
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        if db.execute("SELECT 1 FROM games WHERE code = ?", (code,)).fetchone() is None:
+            return code

@@ -2,17 +2,31 @@
 Chromium driven by Playwright, phone and table screens, and the checks every screen
 gets (no sideways scroll on a phone, every control named, a screenshot).
 
-The fixtures `browser` and `server` are registered in tests/conftest.py. A test using
-them skips when Chromium or Playwright is missing.
+The server treats a loopback peer as the host, so a phone must really be another device:
+`phone_net` makes a network namespace of this test process's own, joined to this machine
+by a veth pair with addresses from 198.18.0.0/15, and `phone_browser` is a second
+Chromium whose process (and so all its traffic) lives inside that namespace. The host's
+table uses `browser` and `server.url` (127.0.0.1); phones use `phone_browser` and
+`server.phone_url` (the veth's end on this machine). Test traffic goes only to loopback
+or to that namespace.
+
+The fixtures are registered in tests/conftest.py. A test using them skips when
+Chromium or Playwright is missing, or when the namespace cannot be made (it takes root
+and iproute2's `ip`; CI has both).
 """
+import ipaddress
+import os
 import re
+import shutil
+import socket
+import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.web_helpers import PHONE_ADDRESS, make_app
+from tests.web_helpers import make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -20,54 +34,133 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 WAIT = 10_000  # ms: htmx polls every second; a loaded CI machine may lag
 PHONE_WIDTH = 360
-# A phone on the table's Wi-Fi: 360 x 740, touch. Its requests carry the address the
-# server would see for it (applied by `server`), so the app treats it as a phone, not
-# as the host's own device (which is whoever connects over the loopback).
-ADDRESS_HEADER = "X-Test-Remote-Addr"
-PHONE = dict(viewport={"width": PHONE_WIDTH, "height": 740}, is_mobile=True, has_touch=True,
-             extra_http_headers={ADDRESS_HEADER: PHONE_ADDRESS})
+# A phone on the table's Wi-Fi: 360 x 740, touch. Its contexts are opened from
+# `phone_browser`, so its requests come from the phone network's address.
+PHONE = dict(viewport={"width": PHONE_WIDTH, "height": 740}, is_mobile=True, has_touch=True)
 TABLE = dict(viewport={"width": 1280, "height": 800})
 # What a screen must name for assistive technology: every control a player can reach.
 CONTROLS = "button, input:not([type=hidden]), select, summary"
 TAP = 44  # px: the smallest tap target on a phone
 BODY_TEXT = 16  # px: the smallest text on a phone
+# The phones' network: a /30 of 198.18.0.0/15 (set aside for network tests, RFC 2544).
+PHONE_NETWORKS = ipaddress.ip_network("198.18.0.0/15")
 
 
 @dataclass
 class Server:
-    url: str
+    url: str  # on the loopback: the host's own device
+    phone_url: str  # on the phone network's address of this machine: another device
     app: object
     statuses: list = field(default_factory=list)
+    peers: set = field(default_factory=set)  # every REMOTE_ADDR the app was asked from
 
 
-def _with_test_address(app):
-    """WSGI middleware: a request with ADDRESS_HEADER comes from that address."""
-    wsgi_app = app.wsgi_app
+@dataclass(frozen=True)
+class PhoneNet:
+    """A network namespace joined to this machine by a veth pair."""
 
-    def middleware(environ, start_response):
-        address = environ.pop("HTTP_" + ADDRESS_HEADER.upper().replace("-", "_"), None)
-        if address:
-            environ["REMOTE_ADDR"] = address
-        return wsgi_app(environ, start_response)
+    namespace: str
+    host_side: str  # the address of this machine's end of the pair
+    phone_side: str  # the address of the end inside the namespace
 
-    app.wsgi_app = middleware
+
+def _ip(*args) -> None:
+    result = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError(f"ip {' '.join(args)}: {result.stderr.strip()}")
+
+
+def _free_subnet() -> ipaddress.IPv4Network:
+    """A /30 of PHONE_NETWORKS that no interface of this machine uses, chosen from this
+    process's id so that two test runs at once get different ones."""
+    used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True,
+                          text=True, check=True).stdout
+    taken = [ipaddress.ip_interface(word).network for word in used.split()
+             if re.fullmatch(r"[\d.]+/\d+", word)]
+    count = PHONE_NETWORKS.num_addresses // 4
+    for step in range(count):
+        index = (os.getpid() + step) % count
+        subnet = ipaddress.ip_network((int(PHONE_NETWORKS.network_address) + 4 * index, 30))
+        if not any(subnet.overlaps(other) for other in taken):
+            return subnet
+    raise RuntimeError(f"no free /30 left in {PHONE_NETWORKS}")
+
+
+@pytest.fixture(scope="session")
+def phone_net():
+    """The phones' network, for the whole session: a namespace named after this process,
+    a veth pair (this machine's end 198.18.x.1/30, the namespace's end 198.18.x.2/30), both
+    ends and the namespace's loopback up. All of it is deleted at the end of the session,
+    whatever the tests did."""
+    if os.geteuid() != 0:
+        pytest.skip("the phones' network namespace needs root (CI runs as root)")
+    if shutil.which("ip") is None:
+        pytest.skip("the phones' network namespace needs `ip` (apt-get install iproute2)")
+    pid = os.getpid()
+    namespace, outside, inside = f"templari-{pid}", f"tph{pid}", f"tpn{pid}"  # names <= 15
+    try:
+        subnet = _free_subnet()
+    except (RuntimeError, subprocess.CalledProcessError) as error:
+        pytest.skip(f"no address for the phones' network: {error}")
+    host_side, phone_side = (str(address) for address in list(subnet.hosts())[:2])
+    made = []
+    try:
+        _ip("netns", "add", namespace)
+        made.append(("netns", "delete", namespace))
+        _ip("link", "add", outside, "type", "veth", "peer", "name", inside)
+        made.append(("link", "delete", outside))  # deletes its peer too, wherever it is
+        _ip("link", "set", inside, "netns", namespace)
+        _ip("addr", "add", f"{host_side}/30", "dev", outside)
+        _ip("link", "set", outside, "up")
+        _ip("-n", namespace, "addr", "add", f"{phone_side}/30", "dev", inside)
+        _ip("-n", namespace, "link", "set", inside, "up")
+        _ip("-n", namespace, "link", "set", "lo", "up")
+    except RuntimeError as error:
+        _undo(made)
+        pytest.skip(f"cannot make the phones' network namespace: {error}")
+    try:
+        yield PhoneNet(namespace, host_side, phone_side)
+    finally:
+        _undo(made)
+
+
+def _undo(made) -> None:
+    """Delete what was made, last first; keep going if one step fails."""
+    for args in reversed(made):
+        subprocess.run(["ip", *args], capture_output=True)
 
 
 @pytest.fixture
-def server(tmp_path):
-    """The app served by waitress on a free port of 127.0.0.1; no request may fail with 5xx.
+def server(tmp_path, phone_net):
+    """The app served by waitress on one free port of both 127.0.0.1 (the host) and the
+    phone network's address of this machine (phones); no request may fail with 5xx.
 
     Waitress's loop runs in short steps until the test ends, then stops before its sockets
     close (closing them under a running loop fails its select)."""
+    from flask import request
     from waitress import wasyncore
     from waitress.server import create_server
-    app = make_app(tmp_path / "data")
-    _with_test_address(app)
-    served = Server("", app)
-    app.after_request(lambda response: served.statuses.append(response.status_code) or response)
+    # Both sockets are bound before waitress starts: one port, and no race for it.
+    listening = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(2)]
+    try:
+        listening[0].bind(("127.0.0.1", 0))
+        port = listening[0].getsockname()[1]
+        listening[1].bind((phone_net.host_side, port))
+    except OSError:
+        for sock in listening:
+            sock.close()
+        raise
+    app = make_app(tmp_path / "data", lan_url=f"http://{phone_net.host_side}:{port}")
+    served = Server(f"http://127.0.0.1:{port}", f"http://{phone_net.host_side}:{port}", app)
+
+    @app.after_request
+    def observe(response):
+        served.statuses.append(response.status_code)
+        served.peers.add(request.remote_addr)
+        return response
+
     sockets, stop = {}, threading.Event()
-    srv = create_server(app, map=sockets, host="127.0.0.1", port=0)
-    served.url = f"http://127.0.0.1:{srv.effective_port}"
+    srv = create_server(app, map=sockets, sockets=listening)
 
     def serve():
         while not stop.is_set():
@@ -83,15 +176,37 @@ def server(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the whole session; every test opens its own contexts."""
+def playwright():
+    """Playwright for the whole session (one per process: both browsers share it)."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (CI does)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """One Chromium for the whole session, on this machine: the host's devices. Every test
+    opens its own contexts."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def phone_browser(playwright, phone_net, tmp_path_factory):
+    """One Chromium for the whole session inside the phones' network namespace: the
+    phones. Playwright drives it over pipes, which cross namespaces; everything it fetches
+    leaves from the namespace's address. Every test opens its own contexts."""
+    wrapper = tmp_path_factory.mktemp("phone-chromium") / "chromium"
+    wrapper.write_text("#!/bin/sh\n"
+                       f"exec {shutil.which('ip')} netns exec {phone_net.namespace} "
+                       f'{CHROMIUM} "$@"\n')
+    wrapper.chmod(0o755)
+    browser = playwright.chromium.launch(executable_path=str(wrapper), args=ARGS)
+    yield browser
+    browser.close()
 
 
 def open_page(context, url, errors):

@@ -1,4 +1,6 @@
-"""Fixtures shared across test modules. The browser tests' `browser` is session-wide (one
-Chromium for every test), so it is registered once here rather than imported into each
-module (each import would make its own session fixture, and a second Playwright)."""
-from tests.browser_helpers import browser, server  # noqa: F401 (fixtures)
+"""Fixtures shared across test modules. The browser tests' fixtures are session-wide (one
+Playwright, one Chromium for the host's devices and one inside the phones' network
+namespace), so they are registered once here rather than imported into each module (each
+import would make its own session fixtures, and a second Playwright)."""
+from tests.browser_helpers import (browser, phone_browser, phone_net, playwright,  # noqa: F401
+                                   server)

@@ -61,14 +61,15 @@ class Round:
     exchangers: tuple[str, ...] = ()
     sellers: frozenset[str] = frozenset()
     extras: int = 0  # optional actions so far in this phase of the round
+    revealed: bool = False
 
     def after(self, event) -> "Round":
         if isinstance(event, (Sold, Free)):
             return Round()
         if isinstance(event, Reveal):
-            return replace(self, extras=0)
+            return replace(self, extras=0, revealed=True)
         changes = {"extras": self.extras + 1}
-        if isinstance(event, Overbid):
+        if isinstance(event, Overbid) and self.revealed:  # not a side auction's (R5, R6)
             changes["excluded"] = self.excluded | {event.player}
         elif isinstance(event, Exchange):
             changes["exchangers"] = (*self.exchangers, event.player)
@@ -125,14 +126,26 @@ def _exchange(state: GameState, now: Round):
     return draw_exchange
 
 
+def french_opening(state: GameState, now: Round) -> int | None:
+    """French rules: the lowest amount the start player must open at; None when they
+    need not open: excluded (R5, R7) or with no legal bid (R9)."""
+    start = state.start_player
+    if state.setup.edition != "fr" or start in now.excluded:
+        return None
+    prices = legal_prices(state, start)
+    return prices[0] if prices else None
+
+
 def _sale_of_the_lot(state: GameState, now: Round):
     """A sale of the lot (R3, R8): to a bidder not excluded, at a price they may bid.
 
-    French rules: only the start player can win at 0 (R8.6).
+    French rules: only the start player can win at 0 (R8.6), and anyone else must outbid
+    the start player's lowest opening when they are bound to open (R9).
     """
-    french = state.setup.edition == "fr"
+    opening = french_opening(state, now)
+    others = 0 if state.setup.edition == "en" else 1 if opening is None else opening + 1
     offers = [(name, prices) for name in state.players if name not in now.excluded
-              for prices in [legal_prices(state, name, int(french and name != state.start_player))]
+              for prices in [legal_prices(state, name, 0 if name == state.start_player else others)]
               if prices]
     if not offers:
         return None
@@ -143,8 +156,15 @@ def _sale_of_the_lot(state: GameState, now: Round):
     return draw_sale
 
 
-def _penalty(players):
-    return lambda draw: Penalty(pick(draw, players))
+def _penalty(state: GameState, players):
+    """A penalty (R4): for a bidder holding a card, which can forbid a bid."""
+    holders = [name for name in players if state.hand_of(name)]
+    return (lambda draw: Penalty(pick(draw, holders))) if holders else None
+
+
+def _free_lot(state: GameState, now: Round):
+    """A free lot (R9); French rules: unless the start player must open above 0."""
+    return None if french_opening(state, now) else lambda draw: Free()
 
 
 def _overbid(state: GameState, bidders):
@@ -162,16 +182,17 @@ def _options(state: GameState, deck, now: Round, settle: bool) -> list:
     if not state.lot:
         lot = Reveal(tuple(deck[2 * state.rounds_played:2 * state.rounds_played + 2]))
         options = [lambda draw: lot]
-        if extras and state.setup.side_sales:
-            options += [_side_sale(state, now), _penalty(state.players)]
+        if extras and state.setup.side_sales:  # a side auction's penalty or overbid (R4-R6)
+            options += [_side_sale(state, now), _penalty(state, state.players),
+                        _overbid(state, state.players)]
         if extras and state.setup.exchange:
             options.append(_exchange(state, now))
     else:
         sale = _sale_of_the_lot(state, now)
-        options = [sale, sale, lambda draw: Free()] if settle else []  # sales twice as likely
+        options = [sale, sale, _free_lot(state, now)] if settle else []  # sales twice as likely
         bidders = [name for name in state.players if name not in now.excluded]
         if extras and bidders:
-            options += [_penalty(bidders), _overbid(state, bidders)]
+            options += [_penalty(state, bidders), _overbid(state, bidders)]
     return [option for option in options if option is not None]
 
 

@@ -142,10 +142,12 @@ def test_replay_summary_shows_a_running_auction():
 
 
 def test_R5_a_winner_left_unable_to_pay_by_a_penalty_gets_no_sale_but_an_overbid():
-    state = live(Bid("Anna", 12), Penalty("Anna"), Pass("Bert"), Pass("Claus"))
+    """Anna holds a 3 and a 6 (R4: a penalty needs a card that forbids the bid)."""
+    state = live(Bid("Anna", 12), Penalty("Anna"), Pass("Bert"), Pass("Claus"),
+                 hands={"Anna": "green 3 yellow 6"})
     assert auction_result(state) == Sold("Anna", 12)
     assert result_refusal(state).message == "Anna holds 11 coins: a bid of 12 is more than that (R5)"
-    state = apply(state, overbid("Anna", None))
+    state = apply(state, overbid("Anna", "green 3"))
     assert state.players[state.auction.turn] == "Bert" and state.auction.active == (1, 2)
 
 

@@ -24,6 +24,22 @@ def load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def exactly(text):
+    """JSON text parsed with its keys kept in order, so that equal means the same JSON."""
+    return json.loads(text, object_pairs_hook=list)
+
+
+def check_prints_expected(result, expected_path):
+    """Exit 0, nothing on stderr, and stdout exactly the expected JSON: the same JSON,
+    keys and cards in the same order, written the same way (the file's final newline
+    aside: print adds its own)."""
+    status, out, err = result
+    expected = expected_path.read_text(encoding="utf-8")
+    assert (status, err) == (0, "")
+    assert exactly(out) == exactly(expected)
+    assert out == expected.rstrip("\n") + "\n"
+
+
 def replay(capsys, *args):
     """Run `templari-companion replay ARGS`: (exit status, stdout, stderr)."""
     status = main(["replay", *map(str, args)])
@@ -47,9 +63,8 @@ def test_record_replays_in_process(path):
 
 
 @EACH_RECORD
-def test_cli_replay_json_prints_the_expected_text(path, capsys):
-    expected = expected_path(path).read_text(encoding="utf-8")
-    assert replay(capsys, path, "--json") == (0, expected + "\n", "")
+def test_cli_replay_json_prints_exactly_the_expected_json(path, capsys):
+    check_prints_expected(replay(capsys, path, "--json"), expected_path(path))
 
 
 @EACH_RECORD
@@ -130,5 +145,4 @@ def test_cli_reads_a_record_saved_with_a_byte_order_mark(tmp_path, capsys):
     source = RECORDS[0]
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
-    expected = expected_path(source).read_text(encoding="utf-8")
-    assert replay(capsys, path, "--json") == (0, expected + "\n", "")
+    check_prints_expected(replay(capsys, path, "--json"), expected_path(source))

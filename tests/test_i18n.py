@@ -305,7 +305,7 @@ def test_score_and_history_pages_in_french(french, game):
     assert "tour 15" in body(page)  # the chart's axis
     history = text(french.get(f"/g/{game}/history"))
     for expected in ("Tour 15", "Cartes révélées : ♣ vert 2 et ● bleu 8",
-                     "Claus a fait une offre interdite (malédiction)",
+                     "Bert a fait une offre interdite (malédiction)",
                      "Anna a vendu ♦ rouge 0 à Bert pour 2", "corriger"):
         assert expected in history, expected
 
@@ -466,6 +466,7 @@ def leftover(page, data) -> str:
     for allowed in (*UNTRANSLATED, *data):
         words = words.replace(allowed, " ")
     words = re.sub(r"\(R[\d/.]+\)", " ", words)  # the rule a refusal names
+    words = re.sub(r"https?://\S+", " ", words)  # an address (the host link) is data
     return " ".join(re.findall(r"\S*[^\W\d_]\S*", words))
 
 

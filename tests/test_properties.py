@@ -72,6 +72,17 @@ def test_R8_R9_the_start_player_is_whoever_last_bought(game):
 
 @PROPERTY
 @given(games())
+def test_R5_R6_an_overbid_before_the_reveal_discards_but_excludes_nobody(game):
+    """A side auction's overbid: no exclusion from the lot's auction, none to restart."""
+    for before, event, after in game.steps():
+        if event.kind == "overbid" and not before.lot:
+            assert (after.excluded, after.auction) == (before.excluded, None)
+            discards = 1 if before.hand_of(event.player) else 0
+            assert len(after.discarded) == len(before.discarded) + discards
+
+
+@PROPERTY
+@given(games())
 def test_record_dump_then_load_is_identity(game):
     record = json.loads(json.dumps(dump_record(game.setup, game.events)))
     assert fold_record(record) == game.states()[-1]
@@ -116,6 +127,11 @@ def test_the_strategy_plays_every_kind_of_event(kind, edition):
     """The properties above do see every event kind, in both editions."""
     find(games(), lambda game: game.setup.edition == edition and any(map(KINDS[kind], game.events)),
          settings=SEARCH)
+
+
+def test_the_strategy_plays_overbids_in_side_auctions():
+    find(games(), lambda game: any(event.kind == "overbid" and not before.lot
+                                   for before, event, _ in game.steps()), settings=SEARCH)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

@@ -1,11 +1,15 @@
 """The game record `templari-game/1`: load and dump, defaults, trimmed names."""
 import json
+import subprocess
+import sys
 
 import pytest
 
 from companion.cards import DEFAULT_FAMILIES
 from companion.events import Sold
-from companion.record import dump_record, fold_record, load_setup, parse_event
+from companion.cli import main
+from companion.record import dump_record, fold_record, load_setup, loads, parse_event
+from companion.refusal import Refusal
 from companion.state import fold
 
 from tests.helpers import MINIMAL_RECORD as MINIMAL, PLAYERS, RECORDS, reveal
@@ -88,3 +92,128 @@ def test_custom_families_and_start_coins_are_kept():
     state = fold_record(record)
     assert (state.setup.families, state.coins) == (tuple(families), (8, 8, 8))
     assert dump_record(*load(record)) == with_defaults(record)
+
+
+# --- records from anywhere: huge numbers, deep nesting ------------------------------
+
+REVEAL = {"type": "reveal",
+          "cards": [{"family": "red", "number": 1}, {"family": "blue", "number": 5}]}
+HUGE = 10 ** 5000  # 5001 digits: Python neither reads nor writes such an integer as text
+HEADER = json.dumps(MINIMAL)[:-len(', "events": []}')]  # the record's text up to its events
+DEEP = HEADER + ', "events": ' + "[" * 975 + "]" * 975 + "}"  # an event nested 975 levels
+
+
+def refusal_of(record) -> Refusal:
+    with pytest.raises(Refusal) as refused:
+        fold_record(record)
+    return refused.value
+
+
+def replay(tmp_path, capsys, text: str):
+    """`templari-companion replay` of a record file: (exit status, stdout, stderr)."""
+    path = tmp_path / "record.json"
+    path.write_text(text, encoding="utf-8")
+    status = main(["replay", str(path)])
+    return (status, *capsys.readouterr())
+
+
+def start_coins(value):
+    return {"start_coins": value}
+
+
+def price(value):
+    return {"events": [REVEAL, {"type": "sold", "winner": "Anna", "price": value}]}
+
+
+def side_sale_price(value):
+    return {"events": [REVEAL, {"type": "side_sale", "seller": "Anna", "card": REVEAL["cards"][0],
+                                "buyer": "Bert", "price": value}]}
+
+
+def bid(value):
+    return {"events": [REVEAL, {"type": "bid", "player": "Anna", "amount": value}]}
+
+
+def card_number(value):
+    return {"events": [{**REVEAL, "cards": [{"family": "red", "number": value},
+                                            REVEAL["cards"][1]]}]}
+
+
+@pytest.mark.parametrize(("change", "values", "message"), [
+    (start_coins, (1001, -1001), "header: start_coins must be from 0 to 1000"),
+    (price, (100_001, -100_001), "event 1: price must be from 0 to 100000"),
+    (side_sale_price, (100_001, -100_001), "event 1: price must be from 0 to 100000"),
+    (bid, (100_001, -100_001), "event 1: amount must be from 0 to 100000"),
+    (card_number, (100_001, -100_001), "event 0: number must be from 0 to 9"),
+], ids=lambda value: getattr(value, "__name__", None))
+def test_a_number_beyond_its_bound_is_refused_without_its_digits(change, values, message):
+    """However many digits, the refusal names the field and its bound, never the value."""
+    for value in (*values, HUGE, -HUGE, HUGE * 9 // 10):
+        refusal = refusal_of({**MINIMAL, **change(value)})
+        assert refusal.rule == "record"
+        assert f"{refusal.where}: {refusal.message}" == message
+
+
+def test_the_bounds_themselves_are_accepted():
+    record = {**MINIMAL, "start_coins": 1000,
+              "events": [REVEAL, {"type": "sold", "winner": "Anna", "price": 1000}]}
+    assert fold_record(record).coins[0] == 0
+    assert parse_event(price(100_000)["events"][1]) == Sold("Anna", 100_000)
+
+
+def test_small_negative_numbers_are_still_refused_by_the_rules():
+    assert refusal_of({**MINIMAL, **start_coins(-1)}).message == (
+        "players cannot start with -1 coins (R1)")
+    assert refusal_of({**MINIMAL, **price(-1)}).message == "a price cannot be negative (-1) (R3)"
+    assert refusal_of({**MINIMAL, **card_number(12)}).message == (
+        "cards show numbers 0 to 9, not 12 (R1)")
+
+
+def test_a_number_of_5000_digits_in_a_record_file_is_refused_by_name(tmp_path, capsys):
+    """json.loads stops at an integer of more than 4300 digits: the record is read with a
+    stand-in, and refused as any number beyond its bound."""
+    text = HEADER + ', "start_coins": ' + "9" * 5000 + ', "events": []}'
+    assert refusal_of(loads(text)).message == "start_coins must be from 0 to 1000"
+    assert replay(tmp_path, capsys, text) == (1, "", "header: start_coins must be from 0 to 1000\n")
+
+
+def test_a_value_too_long_to_write_out_is_shown_by_its_first_digits(tmp_path, capsys):
+    text = HEADER.replace('"en"', "-" + "9" * 5000) + ', "events": []}'
+    message = "header: edition must be text, not -99999999999999999999…\n"
+    assert replay(tmp_path, capsys, text) == (1, "", message)
+    assert refusal_of({**MINIMAL, "edition": HUGE}).message == (
+        "edition must be text, not 100000000000000000000…")
+
+
+def test_a_record_nested_975_levels_deep_is_refused_in_one_short_line(tmp_path):
+    """As the command runs it (in a process of its own: pytest's stack is deeper)."""
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(path)],
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, "", "event 0: an event must be an object, not [[[[...]]]]\n")
+
+
+def test_a_value_nested_however_deep_is_refused_without_recursion():
+    nested = []
+    for _ in range(100_000):
+        nested = [nested]
+    assert refusal_of({**MINIMAL, "events": [REVEAL, nested]}).message == (
+        "an event must be an object, not [[[[...]]]]")
+    assert refusal_of({**MINIMAL, "players": nested}).message == (
+        "players must be a list, each item text")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"events": [[[[[[[]]]]]]]}, "event 0: an event must be an object, not [[[[...]]]]"),
+    ({"events": [{"type": [[[[[[]]]]]]}]}, "event 0: unknown event type [[[[...]]]]"),
+    ({"events": [{**REVEAL, "x" * 1000: 1}]},
+     "event 0: unknown key 'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx' in a reveal event"),
+    ({"start_player": {"name": ["Anna" * 1000]}},
+     "header: a player name must be text, "
+     "not {'name': ['AnnaAnnaAnnaAnnaA...naAnnaAnnaAnnaAnna']}"),
+])
+def test_a_refused_value_is_shown_cut_short(change, message):
+    refusal = refusal_of({**MINIMAL, **change})
+    assert f"{refusal.where}: {refusal.message}" == message

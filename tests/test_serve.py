@@ -1,19 +1,32 @@
 """Starting the table server: waitress on all interfaces, the address and a QR code printed."""
-import pytest
+import http.client
+import threading
 
-from companion import cli, serve
+import pytest
+from waitress import wasyncore
+
+from companion import cli, games, serve
+from companion.web import create_app
+
+QR = "█"  # the QR code is drawn in the terminal with these blocks
 
 
 @pytest.fixture
 def started(monkeypatch, tmp_path):
-    """Run `templari-companion` with waitress replaced by a recorder."""
-    calls = []
+    """Run `templari-companion` with waitress replaced by a recorder: waitress's options,
+    with the keyword arguments create_app had under "create_app"."""
+    calls, apps = [], []
+
+    def recorded_create_app(data_dir, **kwargs):
+        apps.append(kwargs)
+        return create_app(data_dir, **kwargs)
     monkeypatch.setattr(serve, "waitress_serve", lambda app, **options: calls.append(options))
     monkeypatch.setattr(serve, "lan_address", lambda: "192.168.1.5")
+    monkeypatch.setattr(serve, "create_app", recorded_create_app)
 
     def start(*args):
         assert cli.main([*args, "--data-dir", str(tmp_path / "data")]) == 0
-        return calls[-1]
+        return {**calls[-1], "create_app": apps[-1]}
     return start
 
 
@@ -21,11 +34,120 @@ def test_default_start_listens_on_all_interfaces_port_5000_and_prints_a_qr_code(
     options = started()
     out = capsys.readouterr().out
     assert (options["host"], options["port"]) == ("0.0.0.0", 5000)
+    assert "On this device, open http://127.0.0.1:5000\n" in out
     assert "Phones on the same network open http://192.168.1.5:5000" in out
-    assert out.count("█") > 50  # the QR code, drawn in the terminal
+    assert out.count(QR) > 50  # the QR code, drawn in the terminal
+    assert "To host from another device, open http://192.168.1.5:5000/host/" in out
+    assert options["create_app"] == {"lan_url": "http://192.168.1.5:5000", "names": []}
 
 
 def test_host_port_and_data_dir_options(started, tmp_path):
     options = started("--host", "127.0.0.1", "--port", "8123")
     assert (options["host"], options["port"]) == ("127.0.0.1", 8123)
     assert (tmp_path / "data" / "companion.sqlite3").exists()
+
+
+@pytest.mark.parametrize(("host", "local"), [
+    ("127.0.0.1", "http://127.0.0.1:8123"),
+    ("127.0.0.2", "http://127.0.0.2:8123"),
+    ("::1", "http://[::1]:8123"),
+    ("localhost", "http://localhost:8123"),
+])
+def test_a_loopback_host_tells_phones_they_cannot_reach_it(started, capsys, host, local):
+    """Listening on this device only: no address, QR code or host link for phones."""
+    options = started("--host", host, "--port", "8123", "--name", "mylaptop.local")
+    out = capsys.readouterr().out
+    assert f"On this device, open {local}\n" in out
+    assert ("Phones cannot reach this server: it listens only on this device "
+            "(start with --host 0.0.0.0 to let them).") in out
+    assert QR not in out and "192.168.1.5" not in out and "/host/" not in out
+    assert "mylaptop.local" not in out
+    assert options["host"] == host and options["create_app"]["lan_url"] is None
+
+
+@pytest.mark.parametrize(("host", "address"), [
+    ("192.168.1.7", "http://192.168.1.7:5000"),
+    ("fd00::7", "http://[fd00::7]:5000"),
+    ("mylaptop.local", "http://mylaptop.local:5000"),
+])
+def test_a_specific_address_is_the_one_to_open_on_this_device_and_on_phones(
+        started, capsys, host, address):
+    """The server does not listen on 127.0.0.1 then: this device opens the address too."""
+    options = started("--host", host)
+    out = capsys.readouterr().out
+    assert f"On this device, open {address}\n" in out
+    assert f"Phones on the same network open {address} (or scan):" in out
+    assert f"To host from another device, open {address}/host/" in out
+    assert out.count(QR) > 50 and "127.0.0.1" not in out and "192.168.1.5" not in out
+    assert options["host"] == host and options["create_app"]["lan_url"] == address
+
+
+def test_all_ipv6_interfaces_are_opened_on_this_device_at_the_ipv6_loopback(started, capsys):
+    options = started("--host", "::")
+    out = capsys.readouterr().out
+    assert "On this device, open http://[::1]:5000\n" in out
+    assert options["create_app"]["lan_url"] is None and QR not in out
+
+
+def test_without_a_network_address_phones_are_told_they_cannot_reach_it_yet(
+        started, capsys, monkeypatch):
+    monkeypatch.setattr(serve, "lan_address", lambda: None)
+    options = started()
+    out = capsys.readouterr().out
+    assert "On this device, open http://127.0.0.1:5000\n" in out
+    assert "No local network address was found: phones cannot reach this server yet." in out
+    assert QR not in out and options["create_app"]["lan_url"] is None
+
+
+def test_host_names_phones_may_use_are_given_to_the_app_and_printed(started, capsys):
+    options = started("--name", "mylaptop.local", "--name", "table.lan")
+    out = capsys.readouterr().out
+    assert options["create_app"]["names"] == ["mylaptop.local", "table.lan"]
+    assert "Phones may also open http://mylaptop.local:5000\n" in out
+    assert "Phones may also open http://table.lan:5000\n" in out
+
+
+def test_waitress_holds_many_connections_closes_idle_ones_and_bounds_uploads(started):
+    """So that no device can stall the others (bench/stall.py measures it)."""
+    options = started()
+    assert options["connection_limit"] >= 1000 and options["asyncore_use_poll"]
+    assert options["cleanup_interval"] < options["channel_timeout"] <= 30
+    assert options["max_request_body_size"] == 1024 * 1024  # the app's MAX_CONTENT_LENGTH
+    assert options["threads"] == 8 and options["backlog"] >= 1024
+
+
+def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
+    """waitress closes the connection after any 204 unless told otherwise: the table's
+    server keeps it, so a phone's poll each second does not open a new one each time."""
+    app = create_app(tmp_path / "data")
+    store = app.config["STORE"]
+    token = games.create(store, {"format": "templari-game/1", "edition": "en",
+                                 "players": ["Anna", "Bert", "Claus"], "events": []},
+                         games.Options())
+    poll = f"/g/{token}/live?v={store.game(token).version}"
+    sockets, stop = {}, threading.Event()
+    server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
+                                 **serve.waitress_options(app))
+
+    def loop():
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=sockets, count=1, use_poll=True)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    client = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
+    try:
+        answers = []
+        for headers in ({}, {}, {"Connection": "close"}):
+            client.request("GET", poll, headers=headers)
+            response = client.getresponse()
+            answers.append((response.status, response.read(), response.getheader("Connection"),
+                            client.sock is not None))
+    finally:
+        client.close()
+        stop.set()
+        thread.join()
+        server.task_dispatcher.shutdown()
+        wasyncore.close_all(sockets)
+    assert answers == [(204, b"", None, True), (204, b"", None, True),
+                       (204, b"", "close", False)]  # closed when the client asks

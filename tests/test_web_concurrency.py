@@ -59,13 +59,13 @@ def test_stale_version_alone_gives_409(app, host, game):
     """A form showing an old version is refused even if the action is still legal."""
     play(host, game, GAME[:1])
     page = host.get(f"/g/{game}")
-    play(host, game, [("penalty", "Claus")])
+    play(host, game, [("overbid", "Claus", None)])
     before = stored(app, game)
     form = find_form(page, "action-sold")
     response = host.post(form.action, data=form.fields | action_fields("sold", "Anna", 3),
                          headers=page_headers(page))
     assert response.status_code == 409 and CONFLICT_NOTE in text(response)
-    assert "The last action is now: Claus made a forbidden bid" in text(response)
+    assert "The last action is now: Claus bid more than they hold" in text(response)
     assert stored(app, game) == before
 
 

@@ -53,7 +53,7 @@ def test_whole_game_matches_the_replay_of_its_export(app, host, played):
     """15 rounds with a side sale, a penalty, an overbid, free lots and an undo."""
     expected = replayed(host, played)
     assert expected["finished"] and expected["winners"] == ["Bert"]
-    assert [p["coins"] for p in expected["players"]] == [8, 16, 11] and expected["pot"] == 1
+    assert [p["coins"] for p in expected["players"]] == [8, 15, 12] and expected["pot"] == 1
     assert len(stored(app, played)[1]) == len(GAME) - 2  # the undone reveal is gone
     table = text(host.get(f"/g/{played}"))
     assert "The game is over" in table and f"Pot {expected['pot']}" in table
@@ -85,7 +85,7 @@ def test_score_page_after_round_15(host, played):
     assert rows(page)[0] == ["Player", "red", "yellow", "green", "blue", "purple", "black",
                              "Coins", "Coin bonus", "Total", "Card sum"]
     bert = score_rows(page)[1]
-    assert bert[1] == "5 cards: 15" and bert[-4:] == ["16", "2", "29", "55"]
+    assert bert[1] == "5 cards: 15" and bert[-4:] == ["15", "2", "29", "55"]
     assert "<svg" in page.get_data(as_text=True)
 
 
@@ -119,7 +119,7 @@ def test_history_lists_rounds_with_payments(host, played):
     page = text(host.get(f"/g/{played}/history"))
     assert all(f"Round {n}" in page for n in range(1, 16)) and "Round 16" not in page
     for words in ["Anna bought the lot for 3", *FIRST_SALE, "sold ♦ red 0 to Bert for 2",
-                  "Claus made a forbidden bid", "Claus bid more than they hold",
+                  "Bert made a forbidden bid", "Claus bid more than they hold",
                   "Revealed ♣ green 2 and ● blue 8", "Bert takes 4"]:
         assert words in page, words
     assert "● blue 7" not in page.split("Round 7")[0]  # the undone reveal left no trace
@@ -185,6 +185,30 @@ def test_import_of_a_broken_record_shows_the_refusal(app, host, name):
     assert snapshot(app) == []
 
 
+NOT_A_RECORD = "That file is not a game record: choose a JSON file exported by Templari Companion."
+HEADER = record_with([])[:-len(b', "events": []}')]  # a record's text up to its events
+
+
+DEEP_EVENT = "action 1: an event must be an object, not [[[[...]]]]"
+
+
+@pytest.mark.parametrize(("data", "messages"), [
+    pytest.param(HEADER + b', "start_coins": ' + b"9" * 5000 + b', "events": []}',
+                 ["start_coins must be from 0 to 1000"], id="a-number-of-5000-digits"),
+    pytest.param(HEADER + b', "events": [' + b"[" * 800 + b"]" * 800 + b"]}", [DEEP_EVENT],
+                 id="800-levels-deep"),
+    # Too deep for json.loads below pytest's stack (not below waitress's): either refusal.
+    pytest.param(HEADER + b', "events": ' + b"[" * 975 + b"]" * 975 + b"}",
+                 [DEEP_EVENT, NOT_A_RECORD], id="975-levels-deep"),
+])
+def test_import_of_a_record_with_a_huge_number_or_deep_nesting_is_refused_in_words(
+        app, host, data, messages):
+    response = import_record(host, data)
+    assert response.status_code == 422
+    assert len(alerts(response)) == 1 and alerts(response)[0] in messages, alerts(response)
+    assert snapshot(app) == []
+
+
 def test_correction_refusal_keeps_money_secret(app, host, game):
     """R12: the later sale Anna could no longer pay is refused without her total."""
     play(host, game, [("reveal", "red 1", "blue 5"), ("sold", "Anna", 3),
@@ -196,8 +220,11 @@ def test_correction_refusal_keeps_money_secret(app, host, game):
 
 
 def test_R4_a_penalty_with_no_coin_to_pay_says_so(host, game):
+    """Anna spent her 12 coins; Bert bought a lot for 0 (English rules, R8.6), so each
+    holds cards that can forbid a bid (R4)."""
     play(host, game, [("reveal", "red 1", "blue 5"), ("sold", "Anna", 12),
-                      ("reveal", "green 2", "yellow 6"), ("penalty", "Anna"),
+                      ("reveal", "green 2", "yellow 6"), ("sold", "Bert", 0),
+                      ("reveal", "green 3", "yellow 7"), ("penalty", "Anna"),
                       ("penalty", "Bert")])
     page = text(host.get(f"/g/{game}/history"))
     assert "Anna made a forbidden bid, with no coin to pay" in page
@@ -227,7 +254,7 @@ def test_a_side_sale_and_a_penalty_show_as_the_coins_to_hand_over(host, phone, g
     for page in (host.get(f"/g/{game}"), phone.get(f"/g/{game}/me")):
         assert "Bert pays Anna 2 for ♦ red 0" in text(page)
     play(host, game, GAME[3:5])
-    assert "Claus puts 1 coin into the pot (forbidden bid)" in text(host.get(f"/g/{game}"))
+    assert "Bert puts 1 coin into the pot (forbidden bid)" in text(host.get(f"/g/{game}"))
 
 
 def test_the_host_holding_a_seat_can_still_free_seats(host, phone, game):

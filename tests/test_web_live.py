@@ -1,10 +1,12 @@
 """Live auction mode over HTTP: the table referees bid by bid, phones bid on their turn."""
 import json
 
+import pytest
+
 from companion import games
 from companion.events import Pass
 from tests.web_helpers import (act, alerts, body, find_form, import_record, join, new_game,
-                               page_headers, stored, submit, text, undo)
+                               page_headers, phone_client, snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
 
 LOT = ("reveal", "red 1", "blue 5")
@@ -16,8 +18,8 @@ def live_game(host, **values):
     return token
 
 
-def bid(client, token, amount):
-    return submit(client, f"/g/{token}", "action-bid", amount=str(amount))
+def bid(client, token, amount, htmx=False):
+    return submit(client, f"/g/{token}", "action-bid", htmx=htmx, amount=str(amount))
 
 
 def drop_out(client, token):
@@ -79,14 +81,27 @@ def test_R4_a_forbidden_bid_is_warned_and_booked_as_a_penalty_in_one_tap(app, ho
     assert "Claus's turn" in text(host.get(f"/g/{token}"))
 
 
-def test_R5_an_unaffordable_bid_is_booked_as_an_overbid_and_the_auction_restarts(app, host):
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
+def test_R5_an_unaffordable_bid_is_booked_as_an_overbid_and_the_auction_restarts(app, host, htmx):
+    """The table cannot tell before the bid is recorded (R12); once it is refused, the
+    overbid is one tap, whichever answer came first."""
     token = live_game(host)
-    warning = host.get(f"/g/{token}/bid-check?amount=13")
-    assert "Anna cannot pay 13 (R5)" in alerts(warning)  # money is secret (R12)
-    form = find_form(warning, "book-overbid")
+    assert "Allowed if Anna can pay" in text(host.get(f"/g/{token}/bid-check?amount=13"))
+    before = snapshot(app)
+    refused = bid(host, token, 13, htmx=htmx)
+    assert "Anna cannot pay 13 (R5)" in alerts(refused) and snapshot(app) == before
+    form = find_form(refused, "book-overbid")
     host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
     page = text(host.get(f"/g/{token}"))
     assert "Bert's turn" in page and "Still in: Bert, Claus" in page
+
+
+def test_R5_the_bidder_s_own_phone_warns_of_an_unaffordable_bid_before_it_is_made(app, host):
+    token = live_game(host)
+    anna = phone_client(app)
+    join(anna, token, "Anna")
+    warning = anna.get(f"/g/{token}/me/check?amount=13")
+    assert "Anna holds 12 coins: a bid of 13 is more than that (R5)" in alerts(warning)
 
 
 def test_R8_french_rules_an_opening_0_that_nobody_raises_is_a_free_lot(app, host):
@@ -159,7 +174,7 @@ def test_a_correction_that_ends_the_auction_records_its_sale(app, host):
     drop_out(host, token)  # Bert
     bid(host, token, 3)  # Claus: Anna's turn again
     game = games.load(app.config["STORE"], token)
-    games.correct(app.config["STORE"], game, game.version, 3, Pass("Claus"))
+    games.correct(app.config["STORE"], game, game.version, 3, Pass("Claus"), "host")
     after = state(app, token)
     assert after.rounds_played == 1 and after.start_player == "Anna"
     table = text(host.get(f"/g/{token}"))  # the sale the correction made, to hand over once
@@ -169,17 +184,20 @@ def test_a_correction_that_ends_the_auction_records_its_sale(app, host):
 
 def test_R5_a_winner_who_can_no_longer_pay_is_shown_and_booked_as_an_overbid(app, host):
     token = live_game(host)
+    for response in (bid(host, token, 0), drop_out(host, token), drop_out(host, token),
+                     act(host, token, "reveal", "green 2", "yellow 6")):
+        assert response.status_code == 303, alerts(response)  # Anna took red 1, blue 5 for 0
     bid(host, token, 12)  # Anna bids all she holds, then pays a penalty for a forbidden bid
     for response in (act(host, token, "penalty", "Anna"), drop_out(host, token),
                      drop_out(host, token)):
         assert response.status_code == 303, alerts(response)
-    assert state(app, token).rounds_played == 0  # no sale Anna cannot pay
+    assert state(app, token).rounds_played == 1  # no sale Anna cannot pay
     page = host.get(f"/g/{token}")
     assert ("The auction is over, but its result cannot be recorded: Anna cannot pay 12 (R5). "
             "Record the overbid.") in alerts(page)
     assert 'name="action" value="overbid"' in body(page)
     assert find_form(page, "action-overbid").fields["player"] == ["0"]  # Anna, preselected
-    assert act(host, token, "overbid", "Anna", None).status_code == 303
+    assert act(host, token, "overbid", "Anna", "red 1").status_code == 303
     page = text(host.get(f"/g/{token}"))
     assert "Bert's turn" in page and "Still in: Bert, Claus" in page
 

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, join, new_game,
-                               phone_client, play, submit, text, version)
+                               phone_client, play, snapshot, submit, text, version)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 COINS = re.compile(r"\b\d+ coins\b")
@@ -73,16 +73,23 @@ def test_secret_money_refusals_show_no_totals_on_the_table(host, game, htmx):
     assert not COINS.findall(text(response))
 
 
-def test_secret_money_sale_preview_says_who_cannot_pay_but_not_their_total(host, game):
-    """R5 is a public event at a real table; the total behind it is not (R12)."""
-    play(host, game, GAME[:2])  # Anna paid 3: she holds 9
-    preview = text(host.get(f"/g/{game}/preview?winner=0&price=12"))
-    assert "Anna cannot pay 12 (R5)" in preview and "9" not in preview
-    assert "Allowed" in text(host.get(f"/g/{game}/preview?winner=0&price=9"))
+def test_R12_the_host_s_device_learns_whether_a_player_can_pay_only_from_a_submitted_sale(
+        app, host, game):
+    """Before a sale is submitted, the shared screen cannot tell 9 from 12 (R12); the sale
+    submitted is refused in public, as the player would have to own up (R5)."""
+    play(host, game, GAME[:2] + [("reveal", "red 1", "yellow 6")])  # Anna paid 3: she holds 9
+    for price in (9, 12):
+        preview = text(host.get(f"/g/{game}/preview?winner=0&price={price}"))
+        assert "Allowed if Anna can pay: money is secret, so this device cannot tell (R12)." in preview
+        assert "cannot pay" not in preview
+    before = snapshot(app)
+    refused = act(host, game, "sold", "Anna", 12)
+    assert refused.status_code == 422 and "Anna cannot pay 12 (R5)" in alerts(refused)
+    assert "9" not in " ".join(alerts(refused)) and snapshot(app) == before
 
 
 def test_secret_money_cannot_be_found_by_trying_prices_on_another_phone(host, phone, game):
-    """R12: only the host's device and Anna's own phone learn whether Anna can pay."""
+    """R12: only Anna's own phone learns whether Anna can pay."""
     play(host, game, GAME[:2])  # Anna holds 9
     join(phone, game, "Bert")
     answers = {price: text(phone.get(f"/g/{game}/preview?winner=0&price={price}"))

@@ -1,5 +1,7 @@
-"""Hostile names, CSRF, tokens, cookies, the host's rights, seats, bad input, no 500s."""
+"""Hostile names, CSRF, tokens, cookies, the host's rights, seats, bad input, no 500s,
+security headers and pages that need no inline script or style."""
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -7,6 +9,7 @@ from tests.web_helpers import (GAME, PLAYERS, act, action_fields, alerts, body, 
                                find_form, import_record, join, new_game, phone_client, play,
                                snapshot, submit, text, version)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
+from tests.web_helpers import make_app
 
 SCRIPT = "<script>alert(1)</script>"
 QUOTES = "\"'><img src=x onerror=alert(1)>"
@@ -115,7 +118,7 @@ def test_a_phone_is_not_the_host(app, host, phone, game):
     before = snapshot(app)
     for path, data in [("/new", POSTS["/new"]), ("/import", {}), (f"/g/{game}/seats/0/free", {})]:
         response = phone.post(path, data=data, headers=headers)
-        assert response.status_code == 403 and "for the host's device" in text(response)
+        assert response.status_code == 403 and "Only the host's device can do this." in text(response)
     assert phone.get("/host/not-the-key").status_code == 404
     assert "Free Anna's seat" not in text(phone.get(f"/g/{game}/join"))
     assert snapshot(app) == before
@@ -265,7 +268,8 @@ def test_a_deeply_nested_import_is_refused_with_a_message(app, host):
 
 @pytest.mark.parametrize("referrer", ["http://[", "http://[::1", "//\\x", "\x00"])
 def test_a_malformed_referer_header_is_ignored(host, game, referrer):
-    """The language switch's way back reads the Referer; a broken one is no crash."""
+    """The Referer is never read (the pages ask browsers to send none); a broken one is no
+    crash."""
     headers = {**csrf_headers(host), "Referer": referrer}
     response = host.post(f"/g/{game}/act", data={"action": "free", "version": "0"},
                          headers=headers)
@@ -281,3 +285,145 @@ def test_a_host_header_too_long_for_a_qr_code_gets_400(host, game):
 def test_a_malformed_host_header_gets_400_in_words(host):
     response = host.get("/", headers={"Host": "x" * 100 + ":5000"})  # a label over 63 letters
     assert response.status_code == 400 and "could not be understood" in text(response)
+
+
+@pytest.mark.parametrize("url, form, fields, back", [
+    ("/g/{t}/history/1", "action-sold", {"price": "abc"}, "/g/{t}/history/1"),
+    ("/g/{t}", "action-reveal", action_fields("reveal", "red 1", "red 1"), "/g/{t}"),
+    ("/", "new-game", {"player": ["Anna", "Anna", "Claus"]}, "/")], ids=["edit", "table", "home"])
+def test_the_language_switch_on_a_refused_form_comes_back_to_its_page(host, game, url, form,
+                                                                     fields, back):
+    """With no Referer sent (Referrer-Policy), the way back is the page the form posts from."""
+    play(host, game, GAME[:2])
+    response = submit(host, url.format(t=game), form, **fields)
+    assert response.status_code == 422
+    assert f'href="/lang/fr?next={back.format(t=game)}"' in body(response)
+
+
+# --- security headers on every response, and no inline script or style ----------
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self'; connect-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",  # game links carry their token
+    "X-Frame-Options": "DENY",
+}
+
+
+def htmx_url(client) -> str:
+    return re.search(r'<script src="(/[^"]+)"', body(client.get("/"))).group(1)
+
+
+def qr_code(app, client, token):
+    app.config["LAN_URL"] = "http://192.168.1.2:5000"  # the address phones reach the server at
+    return client.get(f"/g/{token}/qr.svg")
+
+
+RESPONSES = {  # what to ask, with (app, host, phone, token); the status it answers
+    "home": (200, lambda app, host, phone, t: host.get("/")),
+    "table": (200, lambda app, host, phone, t: host.get(f"/g/{t}")),
+    "live fragment": (200, lambda app, host, phone, t: host.get(
+        f"/g/{t}/live?v=0", headers={"HX-Request": "true"})),
+    "poll, nothing new": (204, lambda app, host, phone, t: host.get(
+        f"/g/{t}/live?v={version(app, t)}", headers={"HX-Request": "true"})),
+    "join": (200, lambda app, host, phone, t: host.get(f"/g/{t}/join")),
+    "me": (200, lambda app, host, phone, t: phone.get(f"/g/{t}/me")),
+    "bid check": (200, lambda app, host, phone, t: phone.get(f"/g/{t}/me/check?amount=5")),
+    "history": (200, lambda app, host, phone, t: host.get(f"/g/{t}/history")),
+    "score": (200, lambda app, host, phone, t: host.get(f"/g/{t}/score")),
+    "record.json": (200, lambda app, host, phone, t: host.get(f"/g/{t}/record.json")),
+    "qr.svg": (200, lambda app, host, phone, t: qr_code(app, host, t)),
+    "app.css": (200, lambda app, host, phone, t: host.get("/static/app.css")),
+    "htmx": (200, lambda app, host, phone, t: host.get(htmx_url(host))),
+    "redirect": (303, lambda app, host, phone, t: host.get("/lang/en?next=/")),
+    "404": (404, lambda app, host, phone, t: host.get("/nowhere")),
+    "400 without CSRF token": (400, lambda app, host, phone, t: host.post(
+        f"/g/{t}/undo", data={"version": str(version(app, t))})),
+    "403": (403, lambda app, host, phone, t: phone.post(
+        "/new", data=POSTS["/new"], headers=csrf_headers(phone, f"/g/{t}/me"))),
+    "405": (405, lambda app, host, phone, t: host.delete(f"/g/{t}")),
+    "413": (413, lambda app, host, phone, t: import_record(host, b" " * (2 * 1024 * 1024))),
+}
+
+
+def assert_security_headers(response):
+    for name, value in SECURITY_HEADERS.items():
+        assert response.headers.get(name) == value, (name, response.headers.get(name))
+
+
+@pytest.mark.parametrize("case", RESPONSES)
+def test_every_response_carries_the_security_headers(app, host, phone, case):
+    token = new_game(host)
+    join(phone, token, "Anna")
+    play(host, token, GAME[:2])
+    status, ask = RESPONSES[case]
+    response = ask(app, host, phone, token)
+    assert response.status_code == status
+    assert_security_headers(response)
+
+
+def test_a_server_error_page_carries_the_security_headers(tmp_path):
+    app = make_app(tmp_path / "data")
+
+    @app.get("/fail")
+    def fail():
+        raise RuntimeError("a bug")
+
+    app.test_client_class = None  # the plain test client: this 500 is the point
+    response = app.test_client().get("/fail")
+    assert response.status_code == 500 and "Something went wrong" in text(response)
+    assert_security_headers(response)
+
+
+class _Inline(HTMLParser):
+    """What a strict Content-Security-Policy would block in a page: style attributes,
+    event handler attributes, javascript: URLs, <style> and inline <script>."""
+
+    def __init__(self):
+        super().__init__()
+        self.found, self.script = [], False
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name == "style" or name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...>")
+            elif (value or "").strip().lower().startswith("javascript:"):
+                self.found.append(f"<{tag} {name}={value!r}>")
+        if tag == "style":
+            self.found.append("<style>")
+        self.script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self.script = False
+
+    def handle_data(self, data):
+        if self.script and data.strip():
+            self.found.append(f"<script>{data.strip()[:60]}")
+
+
+def inline_code(page) -> list[str]:
+    parser = _Inline()
+    parser.feed(body(page))
+    return parser.found + re.findall(r'style="|\son[a-z]+="|javascript:', body(page))
+
+
+def test_no_page_has_inline_script_or_style(app, host, phone):
+    token = new_game(host)
+    join(phone, token, "Anna")
+    pages = {"home": host.get("/"), "join": host.get(f"/g/{token}/join")}
+    play(host, token, GAME[:1])  # a lot revealed: the sale form, and the payment preview
+    pages |= {"table": host.get(f"/g/{token}"), "me": phone.get(f"/g/{token}/me"),
+              "preview": host.get(f"/g/{token}/preview?winner=0&price=3")}
+    play(host, token, GAME[1:])
+    pages |= {"history": host.get(f"/g/{token}/history"),
+              "edit": host.get(f"/g/{token}/history/0"),  # the reveal grid
+              "score": host.get(f"/g/{token}/score"),  # the chart
+              "finished table": host.get(f"/g/{token}"), "404": host.get("/nowhere")}
+    for name, page in pages.items():
+        assert page.status_code in (200, 404), name
+        assert inline_code(page) == [], name
+    # The families' colours come from classes (static/app.css), not from style attributes.
+    assert 'class="cell fam-0"' in body(pages["edit"])
+    assert 'class="card fam-5"' in body(pages["finished table"])

@@ -28,7 +28,8 @@ CONFLICT_NOTE = "Another device changed the game first"
 GAME = [
     ("reveal", "red 0", "yellow 5"), ("sold", "Anna", 3),                # 1 nobody holds a 3
     ("side_sale", "Anna", "red 0", "Bert", 2),                           # 2 side sale (R6)
-    ("reveal", "red 1", "yellow 6"), ("penalty", "Claus"), ("sold", "Bert", 4),  # penalty (R4)
+    ("reveal", "red 1", "yellow 6"), ("penalty", "Bert"), ("sold", "Bert", 4),  # penalty (R4):
+    # Bert holds the red 0 he just bought, so a bid ending in 0 was forbidden to him
     ("reveal", "red 2", "yellow 7"), ("free",),                          # 3 free lot (R9)
     ("reveal", "green 0", "blue 5"), ("sold", "Claus", 8),               # 4
     ("reveal", "green 1", "blue 6"), ("overbid", "Claus", "green 0"), ("sold", "Anna", 9),  # 5 (R5)
@@ -61,9 +62,9 @@ class CheckedClient(FlaskClient):
         return response
 
 
-def make_app(data_dir):
+def make_app(data_dir, lan_url=None):
     """create_app with the checked client and a list of the exceptions it raised."""
-    app = create_app(data_dir)
+    app = create_app(data_dir, lan_url=lan_url)
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     got_request_exception.connect(

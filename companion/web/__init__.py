@@ -1,16 +1,17 @@
 """The table app: a thin Flask shell around the rules core and the store."""
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from flask import Flask, Response, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
 from ..cards import ROUNDS
-from ..phrase import N_
+from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import Store
-from . import host, i18n, player, security, table
+from . import host, i18n, player, roles, security, settings, table
 from .assets import assets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,10 +20,11 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
               max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
-def create_app(data_dir, lan_url: str | None = None) -> Flask:
+def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
     """An app serving the games stored in `data_dir`.
 
-    `lan_url` is the address phones use to reach this server (for the QR code).
+    `lan_url` is the address phones use to reach this server (for the QR code);
+    `names` are host names phones may use besides this machine's addresses (--name).
     """
     app = Flask(__name__, template_folder=str(ROOT / "templates"),
                 static_folder=str(ROOT / "static"))
@@ -37,11 +39,15 @@ def create_app(data_dir, lan_url: str | None = None) -> Flask:
         STORE=store,
         HOST_KEY=store.secret("host_key"),
         LAN_URL=lan_url,
+        HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
+                             [*names, urlsplit(lan_url).hostname if lan_url else ""] if name),
     )
     app.context_processor(_page_context)
+    roles.init(app)
     security.init(app)
     i18n.init(app)
-    for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint):
+    for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
+                      settings.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
     return app
@@ -55,19 +61,24 @@ def _page_context() -> dict:
 def _error_pages(app: Flask) -> None:
     """Every error is a page in words, never a traceback."""
     texts = {400: N_("This request could not be understood. Reload the page and try again."),
-             403: N_("This page is for the host's device."),
+             403: N_("Only the host's device can do this."),
              404: N_("There is no such page or game here. Check the link or scan the QR code "
                      "again."),
              405: N_("That is not something this page can do."),
              413: N_("That file is too large for a game record."),
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
-        app.register_error_handler(code, lambda error, code=code, text=text:
-                                   _error_page(code, gettext(text)))
+        app.register_error_handler(code, lambda error, code=code, text=text: _error_page(
+            code, i18n.say(error.description) if isinstance(getattr(error, "description", None),
+                                                           Phrase) else gettext(text)))
 
 
 def _error_page(code: int, text: str):
-    """The error page; in plain text when the request's host is too broken to link to."""
+    """The error page; in plain text when the request's host is too broken to link to.
+    A form sent by htmx gets the words alone, shown in the page's alert box (#flash)."""
     if request_ctx.url_adapter is None:
         return Response(text, code, mimetype="text/plain")
+    if request.headers.get("HX-Request") == "true":
+        return render_template("_flash.html", text=text), code, {
+            "HX-Retarget": "#flash", "HX-Reswap": "innerHTML"}
     return render_template("error.html", code=code, text=text), code

@@ -1,5 +1,5 @@
-"""The host's device: the list of games, a new game, importing a record."""
-import json
+"""The host's device: the list of games, a new game, importing a record, the devices
+granted host rights; and for every other device, the welcome page with its game code."""
 import secrets
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
@@ -8,15 +8,18 @@ from flask_babel import gettext
 from .. import games
 from ..cards import DEFAULT_FAMILIES
 from ..phrase import N_, Phrase
-from ..record import FORMAT
+from ..record import FORMAT, loads
 from ..refusal import Refusal
 from ..setup import check_families, check_players, clean_family
 from .forms import whole
 from .i18n import english_families
 from .pages import store
-from .security import is_host, make_host, require_host
+from .roles import is_host, make_host
+from .throttle import Throttle
 
 blueprint = Blueprint("host", __name__)
+CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
+MAX_LABEL_LENGTH = 40
 
 
 @blueprint.get("/")
@@ -26,18 +29,67 @@ def home():
     return _home()
 
 
+@blueprint.post("/code")
+def enter_code():
+    """A game's short code, typed on a phone that cannot scan: to its join page."""
+    device, tries = request.remote_addr or "", _code_tries()
+    wait = tries.blocked(device)
+    if wait:
+        return render_template("welcome.html", error=Phrase(
+            N_("Too many wrong codes from this device: try again in {seconds} seconds."),
+            seconds=wait)), 429
+    code = "".join((request.form.get("code") or "").split()).upper().replace("-", "")
+    token = store().token_of_code(code) if code.isalnum() and code.isascii() else None
+    if token is None:
+        tries.failed(device)
+        return render_template("welcome.html", code=code[:20], error=Phrase(
+            N_("There is no game with the code {code} on this server: check it on the "
+               "table's screen."), code=code[:20])), 404
+    return redirect(url_for("player.join", token=token), 303)
+
+
+def _code_tries() -> Throttle:
+    """This server's count of wrong codes per device."""
+    return current_app.extensions.setdefault("code_tries", Throttle(CODE_TRIES_PER_MINUTE, 60))
+
+
 @blueprint.get("/host/<key>")
-def become_host(key):
-    """The host link printed in the terminal makes another device a host too."""
-    if not secrets.compare_digest(key.encode(), current_app.config["HOST_KEY"].encode()):
+def host_link(key):
+    """The host link: asks before making this device a host of the server."""
+    _check_key(key)
+    return render_template("grant.html", key=key,
+                           label=(request.user_agent.platform or "")[:MAX_LABEL_LENGTH])
+
+
+@blueprint.post("/host/<key>")
+def grant(key):
+    """This device becomes a host with a grant of its own, which the host can revoke."""
+    _check_key(key)
+    label = " ".join((request.form.get("label") or "").split())[:MAX_LABEL_LENGTH]
+    make_host(label or gettext("another device"))
+    return redirect(url_for("host.home"), 303)
+
+
+def _check_key(key: str) -> None:
+    if not secrets.compare_digest(key.encode(), store().secret("host_key").encode()):
         abort(404)
-    make_host()
-    return redirect(url_for("host.home"))
+
+
+@blueprint.post("/grants/<int:grant_id>/revoke")
+def revoke(grant_id):
+    store().revoke(grant_id)
+    return redirect(url_for("host.home"), 303)
+
+
+@blueprint.post("/host-link/renew")
+def renew():
+    """A new host link: the old one stops working (devices granted keep their grants)."""
+    current_app.config["HOST_KEY"] = store().renew_secret("host_key")
+    return redirect(url_for("host.home"), 303)
 
 
 @blueprint.post("/new")
 def new_game():
-    require_host()
     try:
         record = _new_record(request.form)
     except Refusal as refusal:
@@ -70,10 +122,9 @@ def _new_record(form) -> dict:
 
 @blueprint.post("/import")
 def import_game():
-    require_host()
     upload = request.files.get("record")
     try:
-        record = json.loads(upload.read().decode("utf-8-sig")) if upload else None
+        record = loads(upload.read().decode("utf-8-sig")) if upload else None
     except (UnicodeDecodeError, ValueError, RecursionError):
         return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
                                              "file exported by Templari Companion."))), 422
@@ -99,4 +150,6 @@ def _create(record, options, form):
 def _home(form=None, error=None):
     listed = [games.Game(stored) for stored in store().games()]
     return render_template("home.html", games=listed, form=form, error=error,
-                           families=[gettext(family) for family in DEFAULT_FAMILIES])
+                           families=[gettext(family) for family in DEFAULT_FAMILIES],
+                           grants=store().grants(), lan_url=current_app.config["LAN_URL"],
+                           host_key=store().secret("host_key"))

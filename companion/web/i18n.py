@@ -9,7 +9,9 @@ played with is a game setting and has nothing to do with this.
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, g, redirect, request
+from flask.globals import request_ctx
 from flask_babel import Babel, get_locale, gettext
+from werkzeug.exceptions import HTTPException
 
 from ..cards import DEFAULT_FAMILIES, Card
 from ..phrase import N_, Names, Phrase, Series
@@ -73,16 +75,20 @@ def local_path(target) -> str:
 
 
 def _here() -> str:
-    """Where the switch comes back to: this page, or for a form's answer the form's page."""
+    """Where the switch comes back to: this page, or for a form's answer the form's page,
+    the nearest page up from the address the form posts to ('/g/<t>' for '/g/<t>/act',
+    '/g/<t>/history/3' itself for a correction). Not the Referer: the pages tell browsers
+    to send none (Referrer-Policy: no-referrer, see security.py)."""
     if request.method == "GET":
         return local_path(request.full_path.rstrip("?"))
-    try:
-        referrer = urlsplit(request.referrer or "")
-    except ValueError:  # a malformed Referer header, e.g. "http://["
-        return "/"
-    if referrer.netloc != request.host:
-        return "/"
-    return local_path(referrer.path + (f"?{referrer.query}" if referrer.query else ""))
+    adapter, parts = request_ctx.url_adapter, request.path.split("/")
+    while adapter is not None and len(parts) > 1:
+        try:
+            adapter.match("/".join(parts), method="GET")
+            return local_path("/".join(parts))
+        except HTTPException:  # not a page (405, 404), or a redirect
+            parts.pop()
+    return "/"
 
 
 def _vary(response):

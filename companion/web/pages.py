@@ -1,6 +1,6 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
-from flask import (abort, current_app, make_response, redirect, render_template, request,
-                   session)
+from flask import (abort, current_app, g, make_response, redirect, render_template, request,
+                   session, url_for)
 
 from .. import games
 from ..phrase import N_, Phrase
@@ -14,20 +14,20 @@ def store():
     return current_app.config["STORE"]
 
 
-def game_or_404(token: str) -> games.Game:
-    game = games.load(store(), token)
-    if game is None:
+def game_or_404(token: str, fresh: bool = False) -> games.Game:
+    """The game, read once per request (`fresh`: read again, after a change)."""
+    games_read = g.setdefault("games", {})
+    if fresh or token not in games_read:
+        games_read[token] = games.load(store(), token)
+    if games_read[token] is None:
         abort(404)
-    return game
+    return games_read[token]
 
 
-def seat_of(game: games.Game) -> int | None:
-    """The seat this device holds in the game, if the host has not freed it."""
-    seat_token = session.get("seats", {}).get(game.token)
-    for seat, token in game.seats.items():
-        if token == seat_token:
-            return seat
-    return None
+def join_url(game: games.Game) -> str | None:
+    """The address phones open to join, if phones can reach this server at all."""
+    lan = current_app.config["LAN_URL"]
+    return lan and lan + url_for("player.join", token=game.token)
 
 
 def live_or_204(token: str, render, seated: bool = False):
@@ -40,7 +40,7 @@ def live_or_204(token: str, render, seated: bool = False):
     version, seat_held = found
     if str(version) == request.args.get("v") and seat_held:
         return "", 204
-    return render(game_or_404(token))
+    return render(game_or_404(token, fresh=True))
 
 
 CONFLICT = Phrase(N_("Another device changed the game first; this screen now shows it."))
@@ -60,7 +60,7 @@ def change(game: games.Game, action, partial: str, context, done: str):
                        error={"action": request.form.get("action"), "message": message},
                        values=form_dict(request.form))
     except Conflict:
-        latest = game_or_404(game.token)
+        latest = game_or_404(game.token, fresh=True)
         what = (describe(latest, len(latest.events) - 1) if latest.events
                 else Phrase(N_("a change")))
         return respond(latest, partial, context, status=409,
@@ -68,7 +68,7 @@ def change(game: games.Game, action, partial: str, context, done: str):
                                    conflict=CONFLICT, what=what))
     if not request.headers.get("HX-Request"):
         return redirect(done, 303)
-    latest = game_or_404(game.token)
+    latest = game_or_404(game.token, fresh=True)
     response = make_response(respond(latest, partial, context))
     if latest.state.lot != game.state.lot:  # a lot revealed or settled: the next step starts
         response.headers["HX-Reswap"] = "outerHTML show:window:top"  # with the page's top

@@ -8,8 +8,8 @@ from . import views
 from .. import games
 from ..events import Bid, Pass
 from .forms import parse_amount, whole
-from .pages import change, game_or_404, live_or_204, seat_of, store
-from .security import is_host, require_host
+from .pages import change, game_or_404, live_or_204, store
+from .roles import access, device, is_host, seat_of, why_not_record
 
 blueprint = Blueprint("player", __name__)
 
@@ -44,7 +44,6 @@ def take_seat(token):
 
 @blueprint.post("/g/<token>/seats/<seat>/free")
 def free_seat(token, seat):
-    require_host()
     number = whole(seat, len(game_or_404(token).setup.players))
     if number is None:
         abort(404)
@@ -97,8 +96,8 @@ def act(token):
     if seat is None:
         return redirect(url_for("player.join", token=token), 303)
     return change(game, lambda version: games.append(
-        store(), game, version, _my_move(game.setup.players[seat])), "_me_live.html",
-        _context, url_for("player.me", token=token))
+        store(), game, version, _my_move(game.setup.players[seat]), device(game).signature),
+        "_me_live.html", _context, url_for("player.me", token=token))
 
 
 def _my_move(name: str):
@@ -112,6 +111,9 @@ def _context(game, error=None, note=None, values=None) -> dict:
     seat = seat_of(game)
     state = game.state
     players = views.players(game, seat)
-    return dict(**views.status(game), seat=seat, me=players[seat],
+    auction = views.auction_view(game)
+    warning = views.refused_bid(error) if why_not_record(game) is None else None
+    return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
                 best=views.best_bid(state, seat), players=players,
-                auction=views.auction_view(game), error=error, note=note, values=values or {})
+                auction=auction, error=error, note=note, values=values or {},
+                warning=warning, held_by_turn=views.held_cards(game, state)[seat:seat + 1])

@@ -1,7 +1,7 @@
 """The table screen: the game in public, recording actions, history, score, export."""
 import json
 
-from flask import (Blueprint, Response, abort, current_app, redirect, render_template,
+from flask import (Blueprint, Response, abort, redirect, render_template,
                    request, url_for)
 
 from qrcode.exceptions import DataOverflowError
@@ -12,9 +12,10 @@ from ..refusal import Refusal
 from ..store import Conflict
 from . import views
 from .chart import chart_key, coins_chart
+from .history import journal, rounds
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import CONFLICT, change, game_or_404, live_or_204, seat_of, store, version_sent
-from .security import is_host
+from .pages import CONFLICT, change, game_or_404, join_url, live_or_204, store, version_sent
+from .roles import access, check_event, device, seat_of
 
 blueprint = Blueprint("table", __name__)
 
@@ -35,13 +36,21 @@ def live(token):
 def act(token):
     game = game_or_404(token)
     return _change(game, lambda version: games.append(
-        store(), game, version, parse_action(game.setup, request.form)))
+        store(), game, version, _checked_event(game), device(game).signature))
+
+
+def _checked_event(game):
+    """The event the form describes, if this device may record it."""
+    event = parse_action(game.setup, request.form)
+    check_event(game, event)
+    return event
 
 
 @blueprint.post("/g/<token>/undo")
 def undo(token):
     game = game_or_404(token)
-    return _change(game, lambda version: games.undo(store(), game, version))
+    return _change(game, lambda version: games.undo(store(), game, version,
+                                                    device(game).signature))
 
 
 @blueprint.get("/g/<token>/preview")
@@ -68,24 +77,26 @@ def bid_check(token):
         amount = None
     if auction is None or amount is None:
         return render_template("_bid_warning.html", warning=None)
-    held = [entry for entry in views.held_cards(game, game.state) if entry[1] == auction.seat]
+    held = views.held_cards(game, game.state)[auction.seat:auction.seat + 1]
     return render_template("_bid_warning.html", game=game, auction=auction, held_by_turn=held,
                            warning=views.bid_warning(game, auction, amount,
                                                      _purse(game, auction.turn)))
 
 
 def _purse(game, name: str) -> str:
-    """What this device may learn of `name`'s money (R12): all with money open or on
-    their own phone, that they cannot pay on the host's, nothing on another's."""
+    """What this device may learn of `name`'s money before a submission (R12): all with
+    money open or on their own phone, nothing on any other device, the host's included."""
     if game.options.money_open or seat_of(game) == game.setup.seat(name):
         return views.SHOWN
-    return views.CANNOT_PAY if is_host() else views.UNKNOWN
+    return views.UNKNOWN
 
 
 @blueprint.get("/g/<token>/history")
 def history(token):
     game = game_or_404(token)
-    return render_template("history.html", **views.status(game), rounds=views.rounds(game))
+    labels = {grant.id: grant.label for grant in store().grants()}
+    return render_template("history.html", **views.status(game), **access(game),
+                           rounds=rounds(game, labels), journal=journal(game, labels))
 
 
 @blueprint.get("/g/<token>/history/<number>")
@@ -98,13 +109,14 @@ def edit(token, number):
 def correct(token, number):
     game, index = _event_or_404(token, number)
     return _rewrite(game, index, lambda version: games.correct(
-        store(), game, version, index, parse_action(game.setup, request.form)))
+        store(), game, version, index, _checked_event(game), device(game).signature))
 
 
 @blueprint.post("/g/<token>/history/<number>/remove")
 def remove(token, number):
     game, index = _event_or_404(token, number)
-    return _rewrite(game, index, lambda version: games.remove(store(), game, version, index))
+    return _rewrite(game, index, lambda version: games.remove(store(), game, version, index,
+                                                              device(game).signature))
 
 
 def _rewrite(game, index: int, action):
@@ -162,10 +174,12 @@ def export(token):
 
 @blueprint.get("/g/<token>/qr.svg")
 def qr(token):
-    game_or_404(token)
-    base = current_app.config["LAN_URL"] or request.host_url.rstrip("/")
+    """The join link as a QR code; 404 when phones cannot reach this server."""
+    url = join_url(game_or_404(token))
+    if url is None:
+        abort(404)
     try:
-        svg = qr_svg(base + url_for("player.join", token=token))
+        svg = qr_svg(url)
     except DataOverflowError:
         abort(400)
     return Response(svg, mimetype="image/svg+xml")
@@ -176,11 +190,14 @@ def _context(game, error=None, note=None, values=None) -> dict:
     stalled = views.stalled(game)
     if stalled and not values:  # the overbid to record is the high bidder's (R5)
         values = {"player": str(state.auction.leader)}
-    return dict(**views.status(game), players=views.players(game),
-                grid=views.reveal_grid(game, state), held=views.held_cards(game, state),
+    auction, held = views.auction_view(game), views.held_cards(game, state)
+    return dict(**views.status(game), **access(game), join_url=join_url(game),
+                players=views.players(game),
+                grid=views.reveal_grid(game, state), held=held,
                 error=error, note=note, values=values or {},
-                auction=views.auction_view(game), actions=views.table_actions(game),
-                stalled=stalled,
+                auction=auction, actions=views.table_actions(game),
+                stalled=stalled, warning=views.refused_bid(error),
+                held_by_turn=auction and held[auction.seat:auction.seat + 1],
                 last=views.describe(game, len(game.events) - 1) if game.events else None)
 
 

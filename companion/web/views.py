@@ -14,18 +14,23 @@ from .i18n import family_label
 
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
 
-# Colour and symbol of each family, by its place in the game's list (R1).
-LOOKS = (("#c62828", "♦"), ("#b8860b", "★"), ("#2e7d32", "♣"),
-         ("#1565c0", "●"), ("#6a1b9a", "▲"), ("#37474f", "■"))
+# The symbol of each family, by its place in the game's list (R1). Its colour is that
+# place's class, fam-0 ... fam-5, in static/app.css.
+SYMBOLS = ("♦", "★", "♣", "●", "▲", "■")
+
+
+def look(index: int) -> str:
+    """The CSS class that gives the family at `index` its colour."""
+    return f"fam-{index}"
 
 
 @dataclass(frozen=True)
 class CardView:
-    """A card as drawn: its family's colour and symbol, its number."""
+    """A card as drawn: its family's colour (a class, see `look`) and symbol, its number."""
 
     family: str
     number: int
-    colour: str
+    look: str
     symbol: str
     value: str
 
@@ -48,8 +53,8 @@ class PlayerView:
 
 
 def card_view(game: Game, card: Card) -> CardView:
-    colour, symbol = LOOKS[game.setup.families.index(card.family)]
-    return CardView(family_label(card.family), card.number, colour, symbol,
+    index = game.setup.families.index(card.family)
+    return CardView(family_label(card.family), card.number, look(index), SYMBOLS[index],
                     card_value(game.setup, card))
 
 
@@ -131,10 +136,10 @@ def public_message(refusal: Refusal, secret: bool) -> Refusal:
     return refusal
 
 
-# How much a screen may tell of a player's money (R12): their total (money open, or their
-# own phone), only that they cannot pay (the host's device), or nothing (other devices,
+# How much a screen may tell of a player's money before a submission (R12): their total
+# (money open, or their own phone), or nothing (every other device, the host's included,
 # so that nobody can find a total by trying prices).
-SHOWN, CANNOT_PAY, UNKNOWN = "shown", "cannot pay", "unknown"
+SHOWN, UNKNOWN = "shown", "unknown"
 
 
 def visible_problems(state: GameState, name: str, amount: int, purse: str,
@@ -204,14 +209,26 @@ class BidWarning:
 
 
 def bid_warning(game: Game, auction: AuctionView, amount: int, purse: str) -> BidWarning:
-    """Warn before the bid of the player whose turn it is: a forbidden ending is a
-    penalty (R4), more than they hold an overbid (R5); as this screen may see it."""
+    """Warn before the bid of the player whose turn it is, as this screen may see it."""
     problems = visible_problems(game.state, auction.turn, amount, purse, auction.high)
+    return _warning(problems, purse == UNKNOWN)
+
+
+def refused_bid(error: dict | None) -> BidWarning | None:
+    """After a live bid was refused: the refusal, with the booking that fits if the bid
+    was said anyway (the same as a warning before it)."""
+    if not error or error.get("action") != "bid" or not isinstance(error["message"], Refusal):
+        return None
+    return _warning([error["message"]], False)
+
+
+def _warning(problems: list[Refusal], purse_unknown: bool) -> BidWarning:
+    """A forbidden ending is a penalty (R4), more than they hold an overbid (R5)."""
     return BidWarning(
         problems=problems,
         penalty=any(problem.rule == "R3" and "digit" in problem.params for problem in problems),
         overbid=any(problem.rule == "R5" for problem in problems),
-        purse_unknown=purse == UNKNOWN)
+        purse_unknown=purse_unknown)
 
 
 def best_bid(state: GameState, seat: int) -> int | None:
@@ -221,6 +238,12 @@ def best_bid(state: GameState, seat: int) -> int | None:
 def describe(game: Game, index: int) -> Phrase:
     """Event `index` in plain words, for the history and for notes."""
     event = game.events[index]
+    paid = not isinstance(event, Penalty) or game.states[index + 1].pot != game.states[index].pot
+    return describe_event(game, event, paid)
+
+
+def describe_event(game: Game, event, paid: bool = True) -> Phrase:
+    """An event in plain words; `paid`: whether a penalty's coin was paid (R4)."""
     if isinstance(event, Reveal):
         return Phrase(N_("Revealed {cards}"),
                       cards=Names(str(card_view(game, card)) for card in event.cards))
@@ -229,7 +252,7 @@ def describe(game: Game, index: int) -> Phrase:
                       price=event.price)
     if isinstance(event, Free):
         return Phrase(N_("Nobody bid: the start player took the lot for free"))
-    if isinstance(event, Penalty) and game.states[index + 1].pot == game.states[index].pot:
+    if isinstance(event, Penalty) and not paid:
         return Phrase(N_("{player} made a forbidden bid, with no coin to pay"),
                       player=event.player)
     if isinstance(event, Penalty):
@@ -262,8 +285,8 @@ def status(game: Game) -> dict:
     return dict(game=game, state=game.state, payment=payment,
                 earlier=earlier_payment(game, payment),
                 lot=[card_view(game, card) for card in game.state.lot],
-                families=[(symbol, colour, family_label(name))
-                          for name, (colour, symbol) in zip(game.setup.families, LOOKS)])
+                families=[(SYMBOLS[index], look(index), family_label(name))
+                          for index, name in enumerate(game.setup.families)])
 
 
 def payment_of(game: Game, index: int) -> Phrase | None:
@@ -327,13 +350,3 @@ def set_right(game: Game, moves: dict) -> Phrase:
                      else (N_("{count} comes out of the pot"), N_("{count} come out of the pot")))
         items.append(Phrase(templates[abs(pot) != 1], count=abs(pot)))
     return Phrase(N_("Set the coins right: {moves}"), moves=Series(items))
-
-
-def rounds(game: Game) -> list[list[tuple[int, Phrase, Phrase | None]]]:
-    """The history: each round's events as (index, words, payment)."""
-    history = [[]]
-    for index in range(len(game.events)):
-        history[-1].append((index, describe(game, index), payment_of(game, index)))
-        if game.states[index + 1].rounds_played > game.states[index].rounds_played:
-            history.append([])
-    return [round_events for round_events in history if round_events]
