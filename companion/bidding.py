@@ -24,6 +24,17 @@ def lowest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
     return allowed[0] if allowed else None
 
 
+def lowest_raise(state, seat: int, high: int | None) -> int | None:
+    """The lowest amount the player may bid over `high` (from 0 if nobody has bid), by
+    the digits they hold and the edition, money aside (R3, R8); None if every amount
+    ends in a digit they hold."""
+    start = 0 if high is None else high + 1
+    forbidden = forbidden_digits(state.hands[seat])
+    zero_barred = state.setup.edition == "fr" and seat != state.start
+    return next((amount for amount in range(start, start + 10)
+                 if amount % 10 not in forbidden and not (amount == 0 and zero_barred)), None)
+
+
 def french_opening(state) -> int | None:
     """French rules: the lowest amount the start player must open the lot's auction at
     (R3, R9), or None when they are not bound to open: English rules, a start player

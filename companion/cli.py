@@ -35,10 +35,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(args) -> int:
-    """Imported here so that `replay` does not load the web stack."""
+    """Imported here so that `replay` does not load the web stack. A data directory or
+    database that cannot be used stops the start with one line saying why."""
     from .serve import serve
+    from .store import StorageFault
 
-    serve(args.host, args.port, args.data_dir, names=args.names)
+    try:
+        serve(args.host, args.port, args.data_dir, names=args.names)
+    except StorageFault as fault:
+        print(f"error: {fault}", file=sys.stderr)
+        return 1
     return 0
 
 

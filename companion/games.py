@@ -7,14 +7,30 @@ for a device the host granted, "seat:<n>" for a seated phone, "import").
 """
 import time
 from dataclasses import asdict, dataclass, replace
-from functools import cached_property
 
 from .events import Bid, Free, Pass, Sold
+from .phrase import N_, Phrase
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
 from .state import (GameState, apply, apply_at, auction_result, check_auction_over, fold_all,
                     next_actions)
-from .store import Conflict, StoredGame, Store
+from .store import Conflict, StoredGame, Store, Unreadable
+
+
+# What one game may hold, so that a phone tapping a penalty again and again cannot make
+# its pages slow the whole server. A real game needs far fewer events: 15 rounds (R2)
+# of 5 players, each round a reveal and a result, at most 5 side sales (one per seller,
+# R6), 5 exchanges (one each, R7) and a few overbids (each excludes the player from the
+# lot's auction or costs a card, R5); a live auction where each bid raises the high bid,
+# which its bidder must be able to pay, rarely passes 40 bids and 5 drop-outs a lot,
+# even started again after an overbid; penalties have no bound in the rules (R4), but no
+# table pays more than a few a round. About 100 events a round, 1,500 a game: 2,000
+# leaves room. Each undo, correction and removal is kept in the journal: a table makes a
+# few in a game, and 10 a round would be 150. The host's settings are always noted: only
+# host devices make them, and one of them is how the host stops a phone (recording from
+# phones off).
+MAX_EVENTS = 2000
+MAX_JOURNAL = 500
 
 
 @dataclass(frozen=True)
@@ -28,25 +44,22 @@ class Options:
 
 
 class Game:
-    """A stored game: settings, the event log, and every state along it."""
+    """A stored game: settings, the event log, and every state along it (the state
+    before the first event and after each one). A Refusal if the log no longer replays."""
 
     def __init__(self, stored: StoredGame):
         self.token = stored.token
         self.version = stored.version
         self.seats = stored.seats
-        self.moves = stored.moves
+        self.moves = _readable(stored.moves)
         self.code = stored.code
         self.created = stored.created
         self.signatures = list(stored.signatures) or [(None, None)] * len(stored.events)
-        self.journal = stored.journal
-        self.options = Options(**stored.options)
-        self.setup = load_setup({**stored.header, "events": []})
-        self.events = [parse_event(event) for event in stored.events]
-
-    @cached_property
-    def states(self) -> list[GameState]:
-        """The state before the first event and after each one."""
-        return fold_all(self.setup, self.events)
+        self.journal = [(at, by, _readable(entry)) for at, by, entry in stored.journal]
+        self.options = Options(**_readable(stored.options))
+        self.setup = load_setup({**_readable(stored.header), "events": []})
+        self.events = [_parsed(index, event) for index, event in enumerate(stored.events)]
+        self.states: list[GameState] = fold_all(self.setup, self.events)
 
     @property
     def state(self) -> GameState:
@@ -62,15 +75,76 @@ class Game:
         return dump_record(self.setup, self.events)
 
 
+class Damaged(Exception):
+    """A stored game whose log no longer replays (its database edited by hand): `reason`
+    says where and why; `record` is the record as stored, kept for export."""
+
+    def __init__(self, stored: StoredGame, refusal: Refusal):
+        super().__init__(refusal.message)
+        self.token, self.created = stored.token, stored.created
+        self.reason = located(refusal)
+        header = stored.header if isinstance(stored.header, dict) else {"header": stored.header}
+        self.record = {**header, "events": list(stored.events)}
+
+
 def load(store: Store, token: str) -> Game | None:
+    """The stored game, None if there is none; Damaged if its log no longer replays."""
     stored = store.game(token)
-    return None if stored is None else Game(stored)
+    return None if stored is None else checked(stored)
+
+
+def listed(store: Store) -> list:
+    """Every game, newest first: a Game, or Damaged for one whose log no longer replays."""
+    return [_game_or_damage(stored) for stored in store.games()]
+
+
+def _game_or_damage(stored: StoredGame):
+    try:
+        return checked(stored)
+    except Damaged as damaged:
+        return damaged
+
+
+def checked(stored: StoredGame) -> Game:
+    """The stored game with its whole log replayed; Damaged if the rules refuse it now."""
+    try:
+        return Game(stored)
+    except Refusal as refusal:
+        raise Damaged(stored, refusal) from None
+
+
+def located(refusal: Refusal) -> Refusal | Phrase:
+    """A record's refusal with the action it names, if it names one: 'action 12: ...'."""
+    if refusal.event is None:
+        return refusal
+    return Phrase(N_("action {number}: {reason}"), number=refusal.event + 1, reason=refusal)
+
+
+def _readable(value):
+    """A stored value; a Refusal if its text is not JSON."""
+    if isinstance(value, Unreadable):
+        raise Refusal("record", "its stored text is not valid JSON")
+    return value
+
+
+def _parsed(index: int, raw):
+    """Stored event `index` as an event object; a refusal names the action."""
+    try:
+        return parse_event(_readable(raw))
+    except Refusal as refusal:
+        refusal.event = index
+        raise
 
 
 def create(store: Store, record: dict, options: Options) -> str:
     """Check a whole record (new or imported) and store it as a new game; a record with
     live bids or drop-outs is played on in live auction mode. Its events are signed as
-    imported."""
+    imported; a record longer than one game may hold is refused before its events are
+    checked."""
+    load_setup(record)  # its shape first: the events are a list
+    if len(record["events"]) > MAX_EVENTS:
+        raise Refusal("record", "the record holds {count} actions, and one game may hold at "
+                                "most {most}", count=len(record["events"]), most=MAX_EVENTS)
     state = fold_record(record)
     if any(event["type"] in (Bid.kind, Pass.kind) for event in record["events"]):
         options = replace(options, live_auction=True)
@@ -210,6 +284,7 @@ def _write(store: Store, game: Game, version: int, by: str, keep: int, change, s
     result, state = _with_live_result(game.options, state)
     events += result
     signatures += [(by, now)] * len(result)
+    _check_room(game, keep + len(events), kind)
     moves = money_moves(game.state, state) if skip else None
     journal = None if kind is None else (now, by, {
         "kind": kind, "index": keep, "moves": moves,
@@ -218,6 +293,25 @@ def _write(store: Store, game: Game, version: int, by: str, keep: int, change, s
     store.write_events(game.token, version, keep,
                        [(dump_event(event), *signature)
                         for event, signature in zip(events, signatures)], moves, journal)
+
+
+def _check_room(game: Game, size: int, kind: str | None) -> None:
+    """A change may not take the game past what one game may hold: `size` events (one
+    that leaves the log no longer is let through) and, for an undo or a correction
+    (`kind`), one more entry in the journal."""
+    if size > max(MAX_EVENTS, len(game.events)):
+        raise Refusal("form", "this game already holds {count} actions, and one game may hold "
+                              "at most {most}: no game of Templari needs so many, so look in "
+                              "the history for actions recorded by mistake",
+                      count=len(game.events), most=MAX_EVENTS)
+    if kind is None:
+        return
+    kept = sum(entry["kind"] != "settings" for _, _, entry in game.journal)
+    if kept >= MAX_JOURNAL:
+        raise Refusal("form", "this game's history already keeps {count} undos and "
+                              "corrections, and one game may keep at most {most}: nothing "
+                              "more can be undone or corrected in it", count=kept,
+                      most=MAX_JOURNAL)
 
 
 def money_moves(before: GameState, after: GameState) -> dict:

@@ -162,7 +162,7 @@ def _card(value) -> Card:
         raise Refusal("record", "a card needs a 'family' and a 'number'")
     number = _typed(value["number"], int, "number")
     if not -MAX_AMOUNT <= number <= MAX_AMOUNT:  # the rules refuse the others, naming them (R1)
-        raise Refusal("record", "{what} must be from 0 to {high}", what="number", high=NUMBERS[-1])
+        raise Refusal("record", "{what!r} must be from 0 to {high}", what="number", high=NUMBERS[-1])
     return Card(_typed(value["family"], str, "family"), number)
 
 
@@ -197,7 +197,7 @@ def _bounded(value: int, what: str) -> int:
     the value: it may have thousands of digits)."""
     high = _BOUNDS[what]
     if not -high <= value <= high:
-        raise Refusal("record", "{what} must be from 0 to {high}", what=what, high=high)
+        raise Refusal("record", "{what!r} must be from 0 to {high}", what=what, high=high)
     return value
 
 

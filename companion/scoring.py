@@ -41,6 +41,11 @@ class Score:
         """The players from first to last (R10)."""
         return tuple(sorted(self.players, key=_standing, reverse=True))
 
+    def place(self, name: str) -> int:
+        """The player's place: 1 + how many rank above them; equals share a place (R10)."""
+        mine = next(_standing(player) for player in self.players if player.name == name)
+        return 1 + sum(_standing(player) > mine for player in self.players)
+
     @property
     def tie_break(self) -> str:
         """How a tie on points was broken, in English ('' if there was none)."""

@@ -5,14 +5,24 @@ version, and a write names the version it was based on, so two devices
 submitting at once cannot both apply. Each event keeps who recorded it and when,
 and the journal keeps every undo and correction (companion data, not part of the
 game record); the server's host grants are kept here too.
+
+The database must be whole and writable when the server starts (StorageFault says
+why not, in one line); while it runs, a write the disk refuses (full, read-only)
+changes nothing and says so, reads go on, and a database file that has vanished or
+been replaced is never silently started again empty.
 """
 import json
+import os
 import secrets
+import shutil
 import sqlite3
+import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from .phrase import N_, Phrase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -58,6 +68,42 @@ _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT"), "events": ("by TEXT", "a
 # 5/S, 8/B), unique among the server's games.
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 CODE_LENGTH = 5
+DATABASE = "companion.sqlite3"
+BUSY_TIMEOUT = 30  # seconds a connection waits for another one's write
+START_TIMEOUT = 1  # at start, another program's lock is not waited out
+# Free bytes under which a write that failed with an I/O error is put down to a full disk.
+ROOM = 1024 * 1024
+# A failed write whose cause is the disk: full, read-only, or failing (which a system
+# answers by making it read-only).
+_DISK_ERRORS = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
+                sqlite3.SQLITE_CANTOPEN)
+DISK_FULL = Phrase(N_("Could not save: the disk is full; nothing was recorded."))
+READ_ONLY = Phrase(N_("Could not save: the data directory is read-only; nothing was "
+                      "recorded."))
+# At start, what is wrong with a database that cannot be used and what to do about it:
+# by SQLite's error code, else it cannot be opened.
+_DAMAGED = ("is damaged", "restore it from a backup or start with another --data-dir")
+_LOCKED = ("is locked by another program",
+           "stop the other server using it, or start with another --data-dir")
+_START_FAULTS = {sqlite3.SQLITE_CORRUPT: _DAMAGED, sqlite3.SQLITE_NOTADB: _DAMAGED,
+                 sqlite3.SQLITE_BUSY: _LOCKED, sqlite3.SQLITE_LOCKED: _LOCKED,
+                 sqlite3.SQLITE_FULL: ("cannot be written",
+                                       "free some disk space or start with another --data-dir")}
+_UNOPENED = ("cannot be opened", "check that it is a database file this user may read and "
+                                 "write, or start with another --data-dir")
+
+
+class StorageFault(Exception):
+    """The database cannot be used: `text` says why and what to do (a Phrase shown on a
+    page while the server runs; plain English printed on the console at start)."""
+
+    def __init__(self, text):
+        super().__init__(str(text))
+        self.text = text
+
+
+class Unreadable(str):
+    """A stored text that is not JSON (the database edited by hand), kept as it is."""
 
 
 class Conflict(Exception):
@@ -95,22 +141,38 @@ class Grant:
 
 
 class Store:
-    """The data directory's database."""
+    """The data directory's database: opened at start (made if need be), checked whole,
+    and from then on only that very file is used."""
 
     def __init__(self, data_dir):
         directory = Path(data_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        self.path = directory / "companion.sqlite3"
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            for table, added in _ADDED_COLUMNS.items():
-                columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                for column in added:
-                    if column.split()[0] not in columns:  # an older data directory
-                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
-            self._give_codes(db)
-            db.execute("CREATE UNIQUE INDEX IF NOT EXISTS game_codes ON games(code)")
+        _check_directory(directory)
+        self.path = directory / DATABASE
+        self._uri = self.path.resolve().as_uri()
+        try:
+            with closing(self._connection("mode=rwc", START_TIMEOUT)) as db:
+                report = db.execute("PRAGMA quick_check").fetchone()[0]
+                if report != "ok":
+                    raise StorageFault(_start_fault(self.path, sqlite3.SQLITE_CORRUPT,
+                                                    _first_problem(report)))
+                self._prepare(db)
+        except sqlite3.Error as error:
+            raise StorageFault(_start_fault(self.path, error.sqlite_errorcode, error)) from None
+        self._file = _identity(self.path)
+
+    def _prepare(self, db) -> None:
+        """The tables, made or brought up to date in one write (so a lock held by another
+        program shows now, not at the first action)."""
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript("BEGIN IMMEDIATE;" + _SCHEMA)
+        for table, added in _ADDED_COLUMNS.items():
+            columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            for column in added:
+                if column.split()[0] not in columns:  # an older data directory
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        self._give_codes(db)
+        db.execute("CREATE UNIQUE INDEX IF NOT EXISTS game_codes ON games(code)")
+        db.execute("COMMIT")
 
     @staticmethod
     def _give_codes(db) -> None:
@@ -119,10 +181,21 @@ class Store:
             db.execute("UPDATE games SET code = ? WHERE id = ?", (_free_code(db), game_id))
 
     def secret(self, name: str) -> str:
-        """A random secret kept across restarts (created on first use)."""
-        with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (name, secrets.token_hex(32)))
-            return db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()[0]
+        """A random secret kept across restarts (created on first use: read otherwise, so
+        that pages showing it open on a full or read-only disk)."""
+        with self._connect() as db:
+            value = self._secret(db, name)
+        if value is None:
+            with self._write() as db:
+                db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                           (name, secrets.token_hex(32)))
+                value = self._secret(db, name)
+        return value
+
+    @staticmethod
+    def _secret(db, name: str) -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+        return row and row[0]
 
     def renew_secret(self, name: str) -> str:
         """A new random value for the secret `name`; the old one stops working."""
@@ -160,6 +233,14 @@ class Store:
                 "SELECT version, ? IS NULL OR EXISTS (SELECT 1 FROM seats WHERE "
                 "seats.game_id = games.id AND seats.token = ?) FROM games WHERE token = ?",
                 (seat_token, seat_token, token)).fetchone()
+
+    def seats_taken(self, token: str) -> list[int] | None:
+        """The seats devices hold in a game, in order (what the join page's poll asks);
+        None for an unknown game."""
+        with self._connect() as db:
+            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
+            return row and [seat for (seat,) in db.execute(
+                "SELECT seat FROM seats WHERE game_id = ? ORDER BY seat", row)]
 
     def games(self) -> list[StoredGame]:
         """Every game, newest first."""
@@ -267,11 +348,11 @@ class Store:
         rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
                           (game_id,)).fetchall()
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
-        journal = [(at, by, json.loads(entry)) for at, by, entry in db.execute(
+        journal = [(at, by, _loads(entry)) for at, by, entry in db.execute(
             "SELECT at, by, entry FROM journal WHERE game_id = ? ORDER BY rowid", (game_id,))]
-        return StoredGame(token, json.loads(header), json.loads(options), version,
-                          [json.loads(data) for data, _, _ in rows], seats,
-                          None if moves is None else json.loads(moves), code, created,
+        return StoredGame(token, _loads(header), _loads(options), version,
+                          [_loads(data) for data, _, _ in rows], seats,
+                          None if moves is None else _loads(moves), code, created,
                           [(by, at) for _, by, at in rows], journal)
 
     @staticmethod
@@ -288,15 +369,33 @@ class Store:
 
     @contextmanager
     def _write(self):
-        """BEGIN IMMEDIATE ... COMMIT: committed before the caller answers."""
-        with self._connect() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
+        """BEGIN IMMEDIATE ... COMMIT: committed before the caller answers; on a full or
+        read-only disk, nothing is written and StorageFault says so."""
+        try:
+            with self._connect() as db:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    if db.in_transaction:  # SQLite may have rolled back already
+                        db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF not in _DISK_ERRORS:
                 raise
-            db.execute("COMMIT")
+            raise StorageFault(self._disk_fault(error)) from error
+
+    def _disk_fault(self, error: sqlite3.OperationalError) -> Phrase:
+        """Why the disk refused a write: read-only, or full (said by SQLite, or an I/O
+        error with no room left)."""
+        directory = self.path.parent
+        if not os.access(directory, os.W_OK):
+            return READ_ONLY
+        if (error.sqlite_errorcode == sqlite3.SQLITE_FULL
+                or shutil.disk_usage(directory).free < ROOM):
+            return DISK_FULL
+        return READ_ONLY
 
     @contextmanager
     def _snapshot(self):
@@ -310,11 +409,76 @@ class Store:
 
     @contextmanager
     def _connect(self):
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        """A connection to the database file the server started with: StorageFault if
+        that file has vanished or been replaced (never a new, empty one)."""
+        if _identity(self.path) != self._file:
+            raise StorageFault(Phrase(N_(
+                "The game database ({path}) has vanished or been replaced while the server "
+                "ran; nothing was recorded. Restart the server."), path=str(self.path)))
+        db = self._open()
         try:
             yield db
         finally:
             db.close()
+
+    def _open(self):
+        """Read and write; read only where SQLite cannot make its shared index beside the
+        file (a full or read-only disk): then the file holds every change, as the last
+        connection closed put them in it, and a write is refused (see _write)."""
+        db = self._connection("mode=rw")
+        try:
+            db.execute("PRAGMA schema_version")  # opens the index now
+        except sqlite3.OperationalError as error:
+            db.close()
+            if error.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_IOERR,
+                                                      sqlite3.SQLITE_CANTOPEN):
+                raise
+            return self._connection("mode=ro&immutable=1")
+        return db
+
+    def _connection(self, query: str, timeout: float = BUSY_TIMEOUT):
+        return sqlite3.connect(f"{self._uri}?{query}", uri=True, timeout=timeout,
+                               isolation_level=None)
+
+
+def _check_directory(directory: Path) -> None:
+    """The data directory exists (made if need be) and this user may write in it."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError as error:
+        raise StorageFault(f"the data directory {directory} cannot be made or written to "
+                           f"({error.strerror or error}): start with another --data-dir"
+                           ) from None
+
+
+def _start_fault(path: Path, code: int | None, cause) -> str:
+    """One line for the console: the database, what is wrong with it, what to do."""
+    problem, remedy = _START_FAULTS.get((code or 0) & 0xFF, _UNOPENED)
+    return f"{path} {problem} ({cause}): {remedy}"
+
+
+def _first_problem(report: str) -> str:
+    """The first problem SQLite's integrity check reports (it may list many, on lines)."""
+    found = [line for line in report.splitlines() if line and not line.startswith("***")]
+    return f"integrity check: {found[0] if found else report}"
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file is at `path` (device and inode), None if there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _loads(text):
+    """A stored JSON value, or the text as Unreadable if it is not JSON."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return Unreadable(text)
 
 
 def _free_code(db) -> str:

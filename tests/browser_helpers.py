@@ -53,6 +53,68 @@ class Server:
     app: object
     statuses: list = field(default_factory=list)
     peers: set = field(default_factory=set)  # every REMOTE_ADDR the app was asked from
+    waitress: object = None
+
+    def stop(self) -> None:
+        """The table server is gone: nothing listens on its port any more."""
+        self.waitress.stop()
+
+    def start(self) -> None:
+        """The table server is back, on the same port and data."""
+        self.waitress.start()
+
+
+class Waitress:
+    """waitress serving an app in a thread on listening sockets (one port of several
+    addresses); it can stop, and start again on the same port.
+
+    Its loop runs in short steps, and stops before its sockets close (closing them under
+    a running loop fails its select)."""
+
+    def __init__(self, app, listening):
+        self.app = app
+        self.addresses = [sock.getsockname()[0] for sock in listening]
+        self.port = listening[0].getsockname()[1]
+        self._run(listening)
+
+    def start(self) -> None:
+        self._run(_bound(self.addresses, self.port))
+
+    def _run(self, listening) -> None:
+        from waitress.server import create_server
+        self.sockets, self.stopping = {}, threading.Event()
+        self.server = create_server(self.app, map=self.sockets, sockets=listening)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        from waitress import wasyncore
+        while not self.stopping.is_set():
+            wasyncore.loop(timeout=0.05, map=self.sockets, count=1)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+        for channel in list(self.sockets.values()):
+            channel.close()
+        self.server.close()
+
+
+def _bound(addresses, port: int) -> list[socket.socket]:
+    """Listening sockets on `port` (0: a free one, the same for all) of each address."""
+    listening = []
+    try:
+        for address in addresses:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listening.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((address, port))
+            port = sock.getsockname()[1]
+    except OSError:
+        for sock in listening:
+            sock.close()
+        raise
+    return listening
 
 
 @dataclass(frozen=True)
@@ -133,46 +195,33 @@ def _undo(made) -> None:
 @pytest.fixture
 def server(tmp_path, phone_net):
     """The app served by waitress on one free port of both 127.0.0.1 (the host) and the
-    phone network's address of this machine (phones); no request may fail with 5xx.
-
-    Waitress's loop runs in short steps until the test ends, then stops before its sockets
-    close (closing them under a running loop fails its select)."""
+    phone network's address of this machine (phones); no request may fail with 5xx."""
     from flask import request
-    from waitress import wasyncore
-    from waitress.server import create_server
-    # Both sockets are bound before waitress starts: one port, and no race for it.
-    listening = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(2)]
-    try:
-        listening[0].bind(("127.0.0.1", 0))
-        port = listening[0].getsockname()[1]
-        listening[1].bind((phone_net.host_side, port))
-    except OSError:
-        for sock in listening:
-            sock.close()
-        raise
-    app = make_app(tmp_path / "data", lan_url=f"http://{phone_net.host_side}:{port}")
-    served = Server(f"http://127.0.0.1:{port}", f"http://{phone_net.host_side}:{port}", app)
+    served = Server("", "", None)
 
-    @app.after_request
-    def observe(response):
-        served.statuses.append(response.status_code)
-        served.peers.add(request.remote_addr)
-        return response
+    def make(port: int):
+        """The app, its every answer observed."""
+        app = make_app(tmp_path / "data", lan_url=f"http://{phone_net.host_side}:{port}")
 
-    sockets, stop = {}, threading.Event()
-    srv = create_server(app, map=sockets, sockets=listening)
+        @app.after_request
+        def observe(response):
+            served.statuses.append(response.status_code)
+            served.peers.add(request.remote_addr)
+            return response
+        return app
 
-    def serve():
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=sockets, count=1)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    # Both sockets are bound before waitress starts: one port, and no race for it; the app
+    # (whose join link names the port) is made after.
+    listening = _bound(("127.0.0.1", phone_net.host_side), 0)
+    port = listening[0].getsockname()[1]
+    served.app = make(port)
+    waitress = Waitress(served.app, listening)
+    served.url = f"http://127.0.0.1:{port}"
+    served.phone_url = f"http://{phone_net.host_side}:{port}"
+    served.waitress = waitress
     yield served
-    stop.set()
-    thread.join()
-    srv.close()
-    assert not app.extensions["test_errors"] and max(served.statuses, default=200) < 500
+    waitress.stop()
+    assert not served.app.extensions["test_errors"] and max(served.statuses, default=200) < 500
 
 
 @pytest.fixture(scope="session")

@@ -19,12 +19,18 @@ def start_game(table) -> str:
     return table.url.rsplit("/", 1)[1]
 
 
+def reveal_lot(page, *cards) -> None:
+    """Tap the lot's two cells: the second reveals the lot, and the sale form comes."""
+    from playwright.sync_api import expect
+    for card in cards:
+        press(page.get_by_label(card, exact=True))
+    expect(page.locator("form.action-sold")).to_be_visible(timeout=WAIT)
+
+
 def sell_first_lot(table) -> None:
     """Round 1 on the table: red 0 and yellow 5 revealed, sold to Anna for 3 (FIRST_SALE)."""
     from playwright.sync_api import expect
-    table.get_by_label("red 0", exact=True).check()
-    table.get_by_label("yellow 5", exact=True).check()
-    table.get_by_role("button", name="Reveal these 2 cards").click()
+    reveal_lot(table, "red 0", "yellow 5")
     sold = table.locator("form.action-sold")
     sold.get_by_label("Anna").check()
     sold.locator("input[name=price]").fill("3")

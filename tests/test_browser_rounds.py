@@ -130,14 +130,15 @@ def join(phone_browser, url, token, name, words: Words, errors, shot=None):
 
 
 def reveal(page, words: Words, number: int, cards) -> None:
-    """Tap the lot's two cells in the reveal grid, then reveal them."""
-    expect(page.get_by_role("heading", name=loose(words.reveal_heading.format(n=number)))
-           ).to_be_visible()
-    for card in cards:
-        cell = page.get_by_role("checkbox", name=card_name(words, card), exact=True)
-        press(cell)
-        expect(cell).to_be_checked()
-    press(page.get_by_role("button", name=loose(words.reveal)))
+    """Tap the lot's two cells in the reveal grid: the second reveals them."""
+    heading = page.get_by_role("heading", name=loose(words.reveal_heading.format(n=number)))
+    expect(heading).to_be_visible()
+    first, second = (page.get_by_role("checkbox", name=card_name(words, card), exact=True)
+                     for card in cards)
+    press(first)
+    expect(first).to_be_checked()
+    press(second)
+    expect(heading).to_have_count(0)
 
 
 def payment(page, text):
@@ -329,7 +330,7 @@ def move(table, phones: dict, live: LiveRound, who: str, where: str, amount,
         if amount is None:
             press(phone.get_by_role("button", name="Drop out", exact=True))
             return
-        field = phone.get_by_role("textbox", name=loose("Your turn: your bid"))
+        field = phone.get_by_role("textbox", name=loose("Your bid"))
         press(field)
         field.press_sequentially(str(amount))
         expect(phone.get_by_text("Allowed.", exact=True)).to_be_visible()

@@ -243,7 +243,7 @@ def test_table_page_in_french(french, game):
     for expected in ("Tour 1 sur 15 · Premier joueur Anna · Pot commun 0",
                      "Tour 1 : révélez le lot", "Révéler ces 2 cartes",
                      "Enchère personnelle (avant la révélation)",
-                     "peut miser n'importe quelle somme",
+                     "Peut miser n'importe quelle somme",
                      "Historique", "Exporter la partie"):
         assert expected in words, expected
     assert 'aria-label="English"' in body(page) and 'aria-label="Français"' in body(page)
@@ -254,16 +254,16 @@ def test_a_refused_forbidden_bid_in_french(french, game):
     play(french, game, GAME[:2] + GAME[3:4])
     response = act(french, game, "sold", "Anna", 15)
     assert response.status_code == 422
-    assert alerts(response) == ["Anna détient un 5 : une enchère de 15 est interdite (R3)"]
+    assert alerts(response) == ["Anna détient un 5 : une enchère de 15 est interdite (R3)."]
 
 
 def test_refusals_from_forms_and_secret_money_in_french(french, game):
     play(french, game, GAME[:1])
-    assert "tapez le montant en nombre entier de pièces" in " ".join(
+    assert "Tapez le montant en nombre entier de pièces" in " ".join(
         alerts(act(french, game, "sold", winner="0", price="abc")))
-    assert "choisissez un joueur pour « vainqueur »" in " ".join(
+    assert "Choisissez un joueur pour « vainqueur »" in " ".join(
         alerts(act(french, game, "sold", price="3")))
-    assert "Anna ne peut pas payer 13 (R5)" in alerts(act(french, game, "sold", "Anna", 13))
+    assert "Anna ne peut pas payer 13 (R5)." in alerts(act(french, game, "sold", "Anna", 13))
 
 
 def test_payment_instructions_after_a_sale_in_french(french, phone, game):
@@ -302,8 +302,9 @@ def test_score_and_history_pages_in_french(french, game):
     for expected in ("Score final", "Vainqueur : Bert", "Bonus de pièces", "Somme des cartes",
                      "5 cartes : 15", "0 carte : 0", "Les pièces au fil des tours"):
         assert expected in words, expected
-    assert "tour 15" in body(page)  # the chart's axis
-    history = text(french.get(f"/g/{game}/history"))
+    assert ">Tour</text>" in body(page)  # the chart's axis
+    history = " ".join(text(french.get(f"/g/{game}/history?page={page}"))
+                       for page in (1, 2, 3))  # 5 rounds a page
     for expected in ("Tour 15", "Cartes révélées : ♣ vert 2 et ● bleu 8",
                      "Bert a fait une offre interdite (malédiction)",
                      "Anna a vendu ♦ rouge 0 à Bert pour 2", "corriger"):

@@ -140,11 +140,11 @@ def card_number(value):
 
 
 @pytest.mark.parametrize(("change", "values", "message"), [
-    (start_coins, (1001, -1001), "header: start_coins must be from 0 to 1000"),
-    (price, (100_001, -100_001), "event 1: price must be from 0 to 100000"),
-    (side_sale_price, (100_001, -100_001), "event 1: price must be from 0 to 100000"),
-    (bid, (100_001, -100_001), "event 1: amount must be from 0 to 100000"),
-    (card_number, (100_001, -100_001), "event 0: number must be from 0 to 9"),
+    (start_coins, (1001, -1001), "header: 'start_coins' must be from 0 to 1000"),
+    (price, (100_001, -100_001), "event 1: 'price' must be from 0 to 100000"),
+    (side_sale_price, (100_001, -100_001), "event 1: 'price' must be from 0 to 100000"),
+    (bid, (100_001, -100_001), "event 1: 'amount' must be from 0 to 100000"),
+    (card_number, (100_001, -100_001), "event 0: 'number' must be from 0 to 9"),
 ], ids=lambda value: getattr(value, "__name__", None))
 def test_a_number_beyond_its_bound_is_refused_without_its_digits(change, values, message):
     """However many digits, the refusal names the field and its bound, never the value."""
@@ -173,8 +173,8 @@ def test_a_number_of_5000_digits_in_a_record_file_is_refused_by_name(tmp_path, c
     """json.loads stops at an integer of more than 4300 digits: the record is read with a
     stand-in, and refused as any number beyond its bound."""
     text = HEADER + ', "start_coins": ' + "9" * 5000 + ', "events": []}'
-    assert refusal_of(loads(text)).message == "start_coins must be from 0 to 1000"
-    assert replay(tmp_path, capsys, text) == (1, "", "header: start_coins must be from 0 to 1000\n")
+    assert refusal_of(loads(text)).message == "'start_coins' must be from 0 to 1000"
+    assert replay(tmp_path, capsys, text) == (1, "", "header: 'start_coins' must be from 0 to 1000\n")
 
 
 def test_a_value_too_long_to_write_out_is_shown_by_its_first_digits(tmp_path, capsys):

@@ -52,7 +52,9 @@ def test_two_devices_submit_the_same_round_at_once(app, host, game, monkeypatch)
     loser = next(response for response in results if response.status_code == 409)
     note = text(loser)
     assert CONFLICT_NOTE in note
-    assert f"The last action is now: {applied['winner']} bought the lot for {applied['price']}" in note
+    assert (f"Recorded first by the host's device at" in note and
+            f"{applied['winner']} bought the lot for {applied['price']}. "
+            "Your sale was not recorded." in note)
 
 
 def test_stale_version_alone_gives_409(app, host, game):
@@ -65,7 +67,7 @@ def test_stale_version_alone_gives_409(app, host, game):
     response = host.post(form.action, data=form.fields | action_fields("sold", "Anna", 3),
                          headers=page_headers(page))
     assert response.status_code == 409 and CONFLICT_NOTE in text(response)
-    assert "The last action is now: Claus bid more than they hold" in text(response)
+    assert "Claus bid more than they hold" in text(response)
     assert stored(app, game) == before
 
 

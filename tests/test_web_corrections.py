@@ -62,7 +62,7 @@ def test_a_removal_that_a_later_action_needs_is_refused_with_its_number(app, hos
     before = stored(app, game)
     response = submit(host, f"/g/{game}/history/1", "action-remove")
     assert response.status_code == 422
-    assert any("this change would make action 3 illegal: a side sale cannot come after the "
+    assert any("This change would make action 3 illegal: a side sale cannot come after the "
                "reveal of round 1" in alert for alert in alerts(response)), alerts(response)
     assert stored(app, game) == before
 
@@ -102,5 +102,5 @@ def test_a_correction_cannot_put_a_live_bid_in_a_game_without_live_auctions(app,
     response = submit(host, f"/g/{game}/history/1", "action-sold", action="bid",
                       player=seat("Anna"), amount="3")
     assert response.status_code == 422
-    assert "live auction mode is off in this game" in " ".join(alerts(response))
+    assert "Live auction mode is off in this game" in " ".join(alerts(response))
     assert stored(app, game) == before

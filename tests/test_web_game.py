@@ -116,7 +116,9 @@ def test_score_page_before_the_end(host, game):
 
 
 def test_history_lists_rounds_with_payments(host, played):
-    page = text(host.get(f"/g/{played}/history"))
+    page = " ".join(text(body(host.get(f"/g/{played}/history?page={number}"))
+                         .split('<section class="journal">')[0])
+                    for number in (3, 2, 1))  # 5 rounds a page, the latest first
     assert all(f"Round {n}" in page for n in range(1, 16)) and "Round 16" not in page
     for words in ["Anna bought the lot for 3", *FIRST_SALE, "sold ♦ red 0 to Bert for 2",
                   "Bert made a forbidden bid", "Claus bid more than they hold",
@@ -170,7 +172,7 @@ BROKEN = {
     "card seen twice (R1)": (record_with([
         {"type": "reveal", "cards": [RED_0, {"family": "blue", "number": 5}]}, {"type": "free"},
         {"type": "reveal", "cards": [RED_0, {"family": "blue", "number": 6}]}]),
-        "action 3: the red 0 has already been seen"),
+        "Action 3: the red 0 has already been seen"),
     "two players (R1)": (record_with([], players=["Anna", "Bert"]),
                          "Templari is for 3 to 5 players, not 2 (R1)"),
 }
@@ -189,12 +191,12 @@ NOT_A_RECORD = "That file is not a game record: choose a JSON file exported by T
 HEADER = record_with([])[:-len(b', "events": []}')]  # a record's text up to its events
 
 
-DEEP_EVENT = "action 1: an event must be an object, not [[[[...]]]]"
+DEEP_EVENT = "Action 1: an event must be an object, not [[[[...]]]]."
 
 
 @pytest.mark.parametrize(("data", "messages"), [
     pytest.param(HEADER + b', "start_coins": ' + b"9" * 5000 + b', "events": []}',
-                 ["start_coins must be from 0 to 1000"], id="a-number-of-5000-digits"),
+                 ["'start_coins' must be from 0 to 1000."], id="a-number-of-5000-digits"),
     pytest.param(HEADER + b', "events": [' + b"[" * 800 + b"]" * 800 + b"]}", [DEEP_EVENT],
                  id="800-levels-deep"),
     # Too deep for json.loads below pytest's stack (not below waitress's): either refusal.
@@ -214,7 +216,7 @@ def test_correction_refusal_keeps_money_secret(app, host, game):
     play(host, game, [("reveal", "red 1", "blue 5"), ("sold", "Anna", 3),
                       ("reveal", "green 2", "yellow 6"), ("sold", "Anna", 9)])
     response = submit(host, f"/g/{game}/history/1", "action-sold", price="4")
-    assert ("this change would make action 4 illegal: Anna cannot pay 9 (R5)"
+    assert ("This change would make action 4 illegal: Anna cannot pay 9 (R5)."
             in " ".join(alerts(response)))
     assert "coins" not in " ".join(alerts(response))
 
@@ -263,17 +265,21 @@ def test_the_host_holding_a_seat_can_still_free_seats(host, phone, game):
     join(phone, game, "Bert")
     page = host.get(f"/g/{game}/join")
     assert page.status_code == 200 and "Your seat: Anna, open your screen" in text(page)
-    response = submit(host, f"/g/{game}/join", f"/g/{game}/seats/1/free")
-    assert response.status_code == 303
-    assert "Bert (taken)" not in text(host.get(f"/g/{game}/join"))
+    assert "Free Bert's seat" in text(host.get(f"/g/{game}"))  # on Bert's card
+    response = submit(host, f"/g/{game}", f"/g/{game}/seats/1/free")
+    assert response.status_code == 303 and response.headers["Location"] == f"/g/{game}"
+    table = text(host.get(f"/g/{game}"))
+    assert "Free Bert's seat" not in table and "Free Anna's seat" in table
+    assert "Bert (taken)" not in text(phone_client(host.application, "192.168.1.77").get(
+        f"/g/{game}/join"))
 
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"start": "9"}, "choose the first start player's seat (R1)"),
+    ({"start": "9"}, "Choose the first start player's seat (R1)."),
     ({"family": ["red", "yellow", "green", "blue", "purple", "x" * 21]},
-     "a family name is 1 to 20 characters on one line (R1)"),
+     "A family name is 1 to 20 characters on one line (R1)."),
     ({"family": ["red", "yellow", "green", "blue", "purple", "bl\nack"]},
-     "a family name is 1 to 20 characters on one line (R1)"),
+     "A family name is 1 to 20 characters on one line (R1)."),
 ])
 def test_a_new_game_with_a_bad_start_seat_or_family_name_is_refused(app, host, values, message):
     response = new_game(host, expect=422, **values)
@@ -309,12 +315,12 @@ def test_a_seat_taken_meanwhile_leaves_the_seats_to_choose_from(host, phone, app
                           headers=page_headers(page))
     assert response.status_code == 409
     assert "That seat is already taken" in text(response) and "Your seat" not in text(response)
-    assert find_form(response, "seats").action == ""
+    assert find_form(response, "seats").action == f"/g/{game}/join"
 
 
 def test_french_family_names_typed_twice_are_refused_in_french(app, host):
     host.set_cookie("lang", "fr")
     response = new_game(host, expect=422,
                         family=["vert", "jaune", "vert", "bleu", "violet", "noir"])
-    assert "deux familles s'appellent 'vert' (R1)" in " ".join(alerts(response))
+    assert "Deux familles s'appellent 'vert' (R1)." in " ".join(alerts(response))
     assert snapshot(app) == []

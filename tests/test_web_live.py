@@ -58,7 +58,7 @@ def test_R3_a_phone_bids_on_its_own_turn_and_not_before(app, host, phone):
     early = phone.post(f"/g/{token}/me/act", data={"action": "bid", "amount": "4",
                                                    "version": str(stored(app, token)[0])},
                        headers=page_headers(phone.get(f"/g/{token}/me")))
-    assert "it is Anna's turn to bid or pass, not Bert's (R3)" in alerts(early)
+    assert "It is Anna's turn to bid or pass, not Bert's (R3)." in alerts(early)
     bid(host, token, 2)
     response = submit(phone, f"/g/{token}/me", "action-bid", amount="4")
     assert response.status_code == 303
@@ -73,7 +73,7 @@ def test_R4_a_forbidden_bid_is_warned_and_booked_as_a_penalty_in_one_tap(app, ho
     bid(host, token, 0)  # Claus takes red 1 and blue 5 for 0: he now holds a 1 and a 5
     act(host, token, "reveal", "green 2", "yellow 6")
     warning = host.get(f"/g/{token}/bid-check?amount=11")
-    assert "Claus holds a 1: a bid of 11 is forbidden (R3)" in alerts(warning)
+    assert "Claus holds a 1: a bid of 11 is forbidden (R3)." in alerts(warning)
     form = find_form(warning, "book-penalty")
     response = host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
     assert response.status_code == 303
@@ -89,7 +89,7 @@ def test_R5_an_unaffordable_bid_is_booked_as_an_overbid_and_the_auction_restarts
     assert "Allowed if Anna can pay" in text(host.get(f"/g/{token}/bid-check?amount=13"))
     before = snapshot(app)
     refused = bid(host, token, 13, htmx=htmx)
-    assert "Anna cannot pay 13 (R5)" in alerts(refused) and snapshot(app) == before
+    assert "Anna cannot pay 13 (R5)." in alerts(refused) and snapshot(app) == before
     form = find_form(refused, "book-overbid")
     host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
     page = text(host.get(f"/g/{token}"))
@@ -101,7 +101,7 @@ def test_R5_the_bidder_s_own_phone_warns_of_an_unaffordable_bid_before_it_is_mad
     anna = phone_client(app)
     join(anna, token, "Anna")
     warning = anna.get(f"/g/{token}/me/check?amount=13")
-    assert "Anna holds 12 coins: a bid of 13 is more than that (R5)" in alerts(warning)
+    assert "Anna holds 12 coins: a bid of 13 is more than that (R5)." in alerts(warning)
 
 
 def test_R8_french_rules_an_opening_0_that_nobody_raises_is_a_free_lot(app, host):
@@ -118,7 +118,8 @@ def test_R3_french_rules_the_start_player_is_not_offered_a_drop_out_before_openi
     token = live_game(host, edition="fr")
     page = host.get(f"/g/{token}")
     assert 'value="pass"' not in body(page)
-    assert "French rules: the start player must open (0 is allowed)." in text(page)
+    assert ("French rules: the start player opens the bidding and may not drop out (R9)."
+            in text(page))
     bid(host, token, 0)
     assert 'value="pass"' in body(host.get(f"/g/{token}"))  # Bert may drop out
 
@@ -164,7 +165,7 @@ def test_correcting_a_drop_out_names_who_dropped_out(app, host):
     drop_out(host, token)  # Anna
     assert "Now: Anna dropped out" in text(host.get(f"/g/{token}/history/1"))
     refused = submit(host, f"/g/{token}/history/1", "action-pass", player="1")
-    assert "it is Anna's turn to bid or pass, not Bert's (R3)" in alerts(refused)
+    assert "It is Anna's turn to bid or pass, not Bert's (R3)." in alerts(refused)
     assert state(app, token).players[state(app, token).auction.turn] == "Bert"
 
 
@@ -210,7 +211,7 @@ def test_bids_are_refused_when_live_auction_mode_is_off(app, host):
                                                   "amount": "4", "version": str(before[0])},
                          headers=page_headers(host.get(f"/g/{token}")))
     assert response.status_code == 422
-    assert ("live auction mode is off in this game: record the sale or the free lot"
+    assert ("Live auction mode is off in this game: record the sale or the free lot."
             in alerts(response))
     assert stored(app, token) == before
 
@@ -221,7 +222,7 @@ def test_R3_a_typed_sale_is_refused_while_the_live_auction_runs(app, host):
     response = host.post(f"/g/{token}/act", data={"action": "sold", "winner": "0", "price": "3",
                                                   "version": str(before[0])},
                          headers=page_headers(host.get(f"/g/{token}")))
-    assert "the auction is still on: it is Anna's turn to bid or pass (R3)" in alerts(response)
+    assert "The auction is still on: it is Anna's turn to bid or pass (R3)." in alerts(response)
     assert stored(app, token) == before
 
 
@@ -229,7 +230,8 @@ def test_R8_french_rules_a_phone_opening_for_an_excluded_start_player_cannot_bid
     token = live_game(host, edition="fr")
     act(host, token, "overbid", "Anna", None)
     warning = host.get(f"/g/{token}/bid-check?amount=0")
-    assert "French rules: only the start player Anna can win at 0, not Bert (R8)" in alerts(warning)
+    assert ("French rules: only the start player Anna can win at 0, not Bert (R8)."
+            in alerts(warning))
     before = stored(app, token)
     response = bid(host, token, 0)
     assert response.status_code == 422 and stored(app, token) == before
@@ -319,7 +321,7 @@ def test_the_result_the_app_added_is_corrected_through_the_bids_not_removed(app,
     response = host.post(f"/g/{token}/history/4/remove", headers=page_headers(page),
                          data={"version": str(before[0])})
     assert response.status_code == 422
-    assert "this result follows from the bids" in " ".join(alerts(response))
+    assert "This result follows from the bids" in " ".join(alerts(response))
     assert stored(app, token) == before
 
 
@@ -332,7 +334,7 @@ def test_a_correction_cannot_type_a_result_where_the_live_auction_was_still_runn
     response = submit(host, f"/g/{token}/history/1", "action-bid", action="sold",
                       winner="0", price="2")
     assert response.status_code == 422
-    assert "the auction is still on: it is Anna's turn to bid or pass (R3)" in " ".join(
+    assert "The auction is still on: it is Anna's turn to bid or pass (R3)." in " ".join(
         alerts(response))
     assert stored(app, token) == before
 

@@ -42,7 +42,7 @@ def test_hostile_names_are_shown_as_text_on_every_page(host, phone):
 
 @pytest.mark.parametrize("players, message", [
     (("A" * 41, "Bert", "Claus"), "is longer than 40 characters (R1)"),
-    (("Anna", "Anna", "Claus"), "two players are called 'Anna' (R1)"),
+    (("Anna", "Anna", "Claus"), "Two players are called 'Anna' (R1)."),
     (("Anna", "   ", "Claus"), "Templari is for 3 to 5 players, not 2 (R1)"),  # blank is dropped
     (("", "", ""), "Templari is for 3 to 5 players, not 0 (R1)"),
 ])
@@ -58,7 +58,7 @@ def test_blank_name_in_an_imported_record_is_refused(app, host):
              b'"events": []}'
     response = import_record(host, record)
     assert response.status_code == 422
-    assert "a player needs a non-empty name (R1)" in alerts(response)
+    assert "A player needs a non-empty name (R1)." in alerts(response)
     assert snapshot(app) == []
 
 
@@ -130,7 +130,7 @@ def test_a_seat_is_held_by_one_phone_until_the_host_frees_it(app, host, game):
     assert "Anna (taken)" in text(second.get(f"/g/{game}/join"))
     refused = join(second, game, "Anna")
     assert refused.status_code == 409 and "already taken on another phone" in text(refused)
-    assert submit(host, f"/g/{game}/join", f"/g/{game}/seats/0/free").status_code == 303
+    assert submit(host, f"/g/{game}", f"/g/{game}/seats/0/free").status_code == 303
     assert first.get(f"/g/{game}/me").headers["Location"].endswith(f"/g/{game}/join")
     assert join(second, game, "Anna").status_code == 303
     assert "<h2>Anna</h2>" in body(second.get(f"/g/{game}/me"))
@@ -139,11 +139,11 @@ def test_a_seat_is_held_by_one_phone_until_the_host_frees_it(app, host, game):
 BAD_INPUT = {  # steps before, the action, its fields, the message shown
     "price abc": (GAME[:1], "sold", {"winner": "0", "price": "abc"}, "whole number of coins"),
     "price -3": (GAME[:1], "sold", {"winner": "0", "price": "-3"}, "whole number of coins"),
-    "no winner": (GAME[:1], "sold", {"price": "3"}, "choose a player for winner"),
+    "no winner": (GAME[:1], "sold", {"price": "3"}, "Choose a player for winner."),
     "3 cards (R2)": ([], "reveal", action_fields("reveal", "red 0", "red 1", "red 2"),
-                     "choose the 2 cards of the lot (3 chosen) (R2)"),
+                     "Choose 2 cards for the lot, not 3 (R2)."),
     "a card twice (R1)": ([], "reveal", action_fields("reveal", "red 0", "red 0"),
-                          "the lot shows the red 0 twice (R1)"),
+                          "The lot shows the red 0 twice (R1)."),
     "unaffordable (R5)": (GAME[:1], "sold", action_fields("sold", "Anna", 13),
                           "Anna cannot pay 13 (R5)"),  # money is secret (R12)
     "forbidden ending (R3)": (GAME[:2] + GAME[3:4], "sold", action_fields("sold", "Anna", 5),
@@ -201,6 +201,7 @@ ODD_REQUESTS = [  # method, path, form data: none may crash the server
                                             "edition": "xx"}),
     ("POST", "/import", {}), ("DELETE", "/g/{t}", None), ("PUT", "/new", None),
     ("POST", "/g/{t}/seats/99999999999999999999/free", {}),
+    ("POST", "/grants/99999999999999999999/revoke", {}),  # beyond SQLite's 64-bit integers
     ("GET", "/g/{t}/preview?winner=-1&price=3", None),
     ("GET", "/g/{t}/history/" + "9" * 5000, None), ("POST", "/g/{t}/history/" + "9" * 5000, {}),
     ("POST", "/g/{t}/seats/" + "9" * 5000 + "/free", {}), ("GET", "/host/clé", None),
@@ -257,7 +258,7 @@ def test_a_start_player_on_an_empty_seat_is_refused(app, host):
     before = snapshot(app)
     response = submit(host, "/", "new-game", player=["Anna", "", "Claus", "Dora", ""], start="1")
     assert response.status_code == 422
-    assert "the start player's seat 2 has no name (R1)" in alerts(response)
+    assert "The start player's seat 2 has no name (R1)." in alerts(response)
     assert snapshot(app) == before
 
 
@@ -274,7 +275,7 @@ def test_a_malformed_referer_header_is_ignored(host, game, referrer):
     response = host.post(f"/g/{game}/act", data={"action": "free", "version": "0"},
                          headers=headers)
     assert response.status_code == 422
-    assert "'nobody bid' needs a lot: reveal round 1's 2 cards first (R2)" in alerts(response)
+    assert "'nobody bid' needs a lot: reveal round 1's 2 cards first (R2)." in alerts(response)
 
 
 def test_a_host_header_too_long_for_a_qr_code_gets_400(host, game):

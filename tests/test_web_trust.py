@@ -29,8 +29,8 @@ def test_every_action_says_which_device_recorded_it_and_when(host, phone, game):
     play(host, game, GAME[:1])
     play(phone, game, [GAME[1]])
     page = history(host, game)
-    assert re.search(f"Revealed .* recorded by the host's device at {CLOCK}", page)
-    assert re.search(f"Anna bought the lot for 3 .* recorded by Bert's phone at {CLOCK}", page)
+    assert re.search(f"Revealed .* Recorded by the host's device at {CLOCK}", page)
+    assert re.search(f"Anna bought the lot for 3 .* Recorded by Bert's phone at {CLOCK}", page)
     now = time.strftime("%H:%M")
     assert now in page or time.strftime("%H:%M", time.localtime(time.time() - 60)) in page
 
@@ -63,7 +63,7 @@ def test_a_granted_device_signs_with_its_name(app, host, game):
     key = app.config["STORE"].secret("host_key")
     submit(tablet, f"/host/{key}", f"/host/{key}", label="Eva's tablet")
     play(tablet, game, GAME[:1])
-    assert "recorded by the host device Eva's tablet at" in history(host, game)
+    assert "Recorded by the host device Eva's tablet at" in history(host, game)
 
 
 def test_signatures_are_not_part_of_the_game_record(host, game):
@@ -150,7 +150,7 @@ def test_R2_undo_and_corrections_are_refused_until_the_host_unlocks(app, host, p
                          headers=_headers(host, finished))]
     for response in refused:
         assert response.status_code == 422
-        assert "the game is over and locked: the host can unlock it to correct it (R2)" in \
+        assert "The game is over and locked: the host can unlock it to correct it (R2)." in \
             " ".join(alerts(response))
     assert snapshot(app) == before
     assert phone.post(f"/g/{finished}/unlock", headers=_headers(phone, finished)).status_code == 403

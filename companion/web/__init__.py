@@ -3,15 +3,16 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, g, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
 from ..cards import ROUNDS
+from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from ..store import Store
-from . import host, i18n, player, roles, security, settings, table
+from ..store import StorageFault, Store
+from . import display, host, i18n, player, roles, security, settings, table
 from .assets import assets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +48,7 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
     security.init(app)
     i18n.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
-                      settings.blueprint):
+                      settings.blueprint, display.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
     return app
@@ -69,8 +70,19 @@ def _error_pages(app: Flask) -> None:
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
         app.register_error_handler(code, lambda error, code=code, text=text: _error_page(
-            code, i18n.say(error.description) if isinstance(getattr(error, "description", None),
+            code, i18n.say_sentence(error.description) if isinstance(getattr(error, "description", None),
                                                            Phrase) else gettext(text)))
+    app.register_error_handler(StorageFault, _storage_fault)
+    app.register_error_handler(Damaged, lambda damaged: _error_page(409, i18n.say_sentence(Phrase(
+        N_("This game's log is damaged and no longer replays: {reason}. The host can export "
+           "its record from the list of games to keep it."), reason=damaged.reason))))
+
+
+def _storage_fault(fault: StorageFault):
+    """503 when the disk refuses a write or the database has vanished: the page asks the
+    store nothing more (no host grant is looked up for it)."""
+    g.setdefault("grant", None)
+    return _error_page(503, i18n.say_sentence(fault.text))
 
 
 def _error_page(code: int, text: str):

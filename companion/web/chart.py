@@ -18,9 +18,7 @@ def coins_chart(game) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
              f'role="img" aria-label="{escape(gettext("Coins of each player after each round"))}">',
              f'<line x1="{MARGIN}" y1="{y(0)}" x2="{x(rounds)}" y2="{y(0)}" stroke="currentColor"/>',
-             f'<text x="{MARGIN}" y="{HEIGHT - 12}" fill="currentColor">{_round(0)}</text>',
-             f'<text x="{x(rounds)}" y="{HEIGHT - 12}" text-anchor="end" '
-             f'fill="currentColor">{_round(rounds)}</text>',
+             *_round_labels(rounds, x, y(0)),
              f'<text x="4" y="{y(top) + 4}" fill="currentColor">{top}</text>']
     labels = _label_heights([y(line[-1]) for line in series])
     for seat, line in enumerate(series):
@@ -50,8 +48,15 @@ def _label_heights(ends: list[float]) -> list[float]:
     return heights
 
 
-def _round(number: int) -> str:
-    return escape(gettext("round %(number)s", number=number))
+def _round_labels(rounds: int, x, axis: float) -> list[str]:
+    """Each round's number under the axis, with the word for them; on a narrow screen only
+    every fifth number shows (the others are 'minor')."""
+    labels = [f'<text x="{x(number):.1f}" y="{axis + 22:.1f}" text-anchor="middle" '
+              f'class="{"major" if number % 5 == 0 or number == rounds else "minor"}" '
+              f'fill="currentColor">{number}</text>' for number in range(rounds + 1)]
+    word = escape(gettext("Round"))
+    return labels + [f'<text x="{x(rounds / 2):.1f}" y="{HEIGHT - 2}" text-anchor="middle" '
+                     f'fill="currentColor">{word}</text>']
 
 
 def _coins_per_round(game) -> list[list[int]]:

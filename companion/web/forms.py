@@ -92,7 +92,7 @@ class _Reader:
     def cards(self, field: str) -> list[str]:
         values = self.form.getlist(field)
         if len(values) != 2:
-            raise Refusal("R2", "choose the 2 cards of the lot ({count} chosen)", count=len(values))
+            raise Refusal("R2", "choose 2 cards for the lot, not {count}", count=len(values))
         return values
 
     def card(self, value: str) -> Card:

@@ -1,5 +1,7 @@
 """The game's history as the screens show it: each round's actions, who recorded each one
-and when, and the journal of undos, corrections and the host's settings."""
+and when, and the journal of undos, corrections and the host's settings, a page at a time
+(the latest first), so that a page costs the same however long the game."""
+import math
 import time
 from dataclasses import dataclass
 
@@ -7,6 +9,11 @@ from ..games import Game
 from ..phrase import N_, Phrase, Series
 from ..record import parse_event
 from .views import describe, describe_event, payment_of, set_right
+
+# What one page of the history shows, the latest first.
+ROUNDS_PER_PAGE = 5
+ACTIONS_PER_PAGE = 100  # a round longer than this is cut across pages
+ENTRIES_PER_PAGE = 20  # of the journal
 
 
 @dataclass(frozen=True)
@@ -19,16 +26,71 @@ class Line:
     signed: Phrase | None
 
 
-def rounds(game: Game, labels: dict[int, str]) -> list[list[Line]]:
-    """Each round's actions, with their payments and signatures; `labels` name the
-    devices the host granted host rights, by grant."""
-    history = [[]]
-    for index, (by, at) in enumerate(game.signatures):
-        history[-1].append(Line(index, describe(game, index), payment_of(game, index),
-                                signature(game, by, at, labels)))
-        if game.states[index + 1].rounds_played > game.states[index].rounds_played:
-            history.append([])
-    return [round_lines for round_lines in history if round_lines]
+@dataclass(frozen=True)
+class Round:
+    """A round's actions on one page (all of them, unless the round is cut)."""
+
+    number: int
+    lines: list[Line]
+
+
+@dataclass(frozen=True)
+class Paged:
+    """One page of a list the screens show the latest first: page 1 is the latest."""
+
+    items: list
+    page: int
+    pages: int
+
+
+def rounds(game: Game, labels: dict[int, str], page: int) -> Paged:
+    """Page `page` (or the nearest there is) of the rounds: each round's actions, with
+    their payments and signatures; `labels` name the devices the host granted host
+    rights, by grant. Only the page's actions are put into words."""
+    pages = _pages(_spans(game)) or [[]]
+    page = _within(page, len(pages))
+    return Paged([Round(number, [_line(game, index, labels) for index in range(first, end)])
+                  for number, first, end in pages[page - 1]], page, len(pages))
+
+
+def _line(game: Game, index: int, labels) -> Line:
+    """Action `index` as the history shows it."""
+    by, at = game.signatures[index]
+    return Line(index, describe(game, index), payment_of(game, index),
+                signature(game, by, at, labels))
+
+
+def _spans(game: Game) -> list[tuple[int, int, int]]:
+    """Each round with actions, in order: its number, its first action and the end."""
+    spans = []
+    for index, state in enumerate(game.states[:-1]):
+        number = state.rounds_played + 1
+        if spans and spans[-1][0] == number:
+            spans[-1] = (number, spans[-1][1], index + 1)
+        else:
+            spans.append((number, index, index + 1))
+    return spans
+
+
+def _pages(spans) -> list[list[tuple[int, int, int]]]:
+    """The rounds' spans put on pages, the latest first, at most ROUNDS_PER_PAGE rounds and
+    ACTIONS_PER_PAGE actions a page: a round that does not fit goes whole to the next
+    page, and is cut only when it is longer than a page."""
+    pages, page, size = [], [], 0
+    for number, first, end in reversed(spans):
+        while end > first:
+            if page and (len(page) == ROUNDS_PER_PAGE or size + end - first > ACTIONS_PER_PAGE):
+                pages.append(page)
+                page, size = [], 0
+            start = max(first, end - ACTIONS_PER_PAGE + size)
+            page.insert(0, (number, start, end))
+            size, end = size + end - start, start
+    return pages + [page] if page else pages
+
+
+def _within(page: int, pages: int) -> int:
+    """The page asked for, or the first or the last one if it is out of range."""
+    return min(max(page, 1), pages)
 
 
 def signature(game: Game, by: str | None, at: float | None, labels) -> Phrase | None:
@@ -59,18 +121,22 @@ def clock(at: float) -> str:
     return time.strftime("%H:%M", time.localtime(at))
 
 
-def journal(game: Game, labels) -> list[tuple[Phrase, Phrase | None]]:
-    """Every undo, correction and setting, newest first, with the coins it moved."""
+def journal(game: Game, labels, page: int) -> Paged:
+    """Page `page` (or the nearest there is) of the undos, corrections and settings,
+    newest first, each with the coins it moved."""
+    pages = max(1, math.ceil(len(game.journal) / ENTRIES_PER_PAGE))
+    page = _within(page, pages)
+    end = len(game.journal) - (page - 1) * ENTRIES_PER_PAGE
     entries = []
-    for at, by, entry in reversed(game.journal):
+    for at, by, entry in reversed(game.journal[max(0, end - ENTRIES_PER_PAGE):end]):
         who, when = device_name(game, by, labels), clock(at)
         moves = entry.get("moves")
-        entries.append((_journal_words(game, entry, who, when),
+        entries.append((journal_words(game, entry, who, when),
                         set_right(game, moves) if moves and any(moves["coins"]) else None))
-    return entries
+    return Paged(entries, page, pages)
 
 
-def _journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase:
+def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase:
     kind = entry["kind"]
     if kind == "settings":
         return _setting_words(entry, who, when)

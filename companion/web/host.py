@@ -75,9 +75,12 @@ def _check_key(key: str) -> None:
         abort(404)
 
 
-@blueprint.post("/grants/<int:grant_id>/revoke")
+@blueprint.post("/grants/<grant_id>/revoke")
 def revoke(grant_id):
-    store().revoke(grant_id)
+    number = whole(grant_id)  # a grant's number, not any: SQLite holds none beyond 64 bits
+    if number is None:
+        abort(404)
+    store().revoke(number)
     return redirect(url_for("host.home"), 303)
 
 
@@ -141,15 +144,14 @@ def _create(record, options, form):
     try:
         token = games.create(store(), record, options)
     except Refusal as refusal:
-        error = refusal if refusal.event is None else Phrase(
-            N_("action {number}: {reason}"), number=refusal.event + 1, reason=refusal)
-        return _home(form, error), 422
+        return _home(form, games.located(refusal)), 422
     return redirect(url_for("table.table", token=token), 303)
 
 
 def _home(form=None, error=None):
-    listed = [games.Game(stored) for stored in store().games()]
-    return render_template("home.html", games=listed, form=form, error=error,
+    """The host's page: every game (one whose log no longer replays, marked so), the
+    forms, the devices granted host rights."""
+    return render_template("home.html", games=games.listed(store()), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            grants=store().grants(), lan_url=current_app.config["LAN_URL"],
                            host_key=store().secret("host_key"))

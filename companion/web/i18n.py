@@ -6,11 +6,15 @@ templates with parameters (`Refusal`, `Phrase`, `Names`, `Series`); `say` is the
 one place where they are translated and filled in. The rules edition a game is
 played with is a game setting and has nothing to do with this.
 """
+import re
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, g, redirect, request
 from flask.globals import request_ctx
-from flask_babel import Babel, get_locale, gettext
+from flask_babel import Babel, format_datetime, get_locale, get_translations, gettext
+from jinja2 import pass_context
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..cards import DEFAULT_FAMILIES, Card
@@ -34,8 +38,12 @@ def init(app) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
     Babel(app, locale_selector=language)
     app.jinja_env.policies["ext.i18n.trimmed"] = True
-    app.jinja_env.filters["say"] = say
+    app.jinja_env.globals.update(gettext=_template_gettext, _=_template_gettext,
+                                 ngettext=_template_ngettext)
+    app.jinja_env.filters["say"] = say_sentence  # a text on its own
+    app.jinja_env.filters["words"] = say  # a text within a sentence of the template's
     app.jinja_env.filters["family"] = family_label
+    app.jinja_env.filters["started"] = started
     app.register_blueprint(blueprint)
     app.context_processor(lambda: {"language": str(get_locale() or DEFAULT),
                                    "languages": LANGUAGES, "here": _here()})
@@ -97,6 +105,25 @@ def _vary(response):
     return response
 
 
+def say_sentence(value) -> str:
+    """A text shown on its own (the templates' `say`): a phrase starts with a capital, and
+    a refusal is a whole sentence, its rule at the end: 'Choose a card (R2).'"""
+    text = say(value)
+    if isinstance(value, (Phrase, Refusal)):
+        text = text[:1].upper() + text[1:]
+    if _ends_in_refusal(value) and not text.endswith((".", "!", "?")):
+        text += "."
+    return text
+
+
+def _ends_in_refusal(value) -> bool:
+    """A refusal, or a phrase that ends with one ('action 3: {reason}')."""
+    if isinstance(value, Phrase):
+        last = re.search(r"\{(\w+)\}$", value.template)
+        return bool(last) and _ends_in_refusal(value.params.get(last.group(1)))
+    return isinstance(value, Refusal)
+
+
 def say(value) -> str:
     """A text of the rules core (or of this shell) in the request's language.
 
@@ -131,9 +158,53 @@ def _fill(template: str, params: dict) -> str:
 def _format(template: str, values: dict) -> str:
     """The translated template filled in; a translation that does not fit falls back to English."""
     try:
-        return gettext(template).format(**values)
+        return elide(gettext(template), values).format(**values)
     except (KeyError, IndexError, ValueError, AttributeError):
         return template.format(**values)
+
+
+# French elides de, que, le, la and je before a name that starts with a vowel: 'la place
+# d'Anna', not 'de Anna'. A name beginning with h is left alone (aspirated or not, it cannot
+# be told from the spelling).
+_ELIDED = {"de": "d'", "que": "qu'", "le": "l'", "la": "l'", "je": "j'"}
+_BEFORE_NAME = re.compile(r"\b(de|que|le|la|je) (\{(\w+)\}|%\((\w+)\)s)", re.IGNORECASE)
+_VOWELS = set("aeiouyàâäéèêëîïôöùûüœæ")
+
+
+def elide(template: str, values: dict) -> str:
+    """In French, the template with each elidable word before a vowel-initial name
+    (a parameter written {name} or %(name)s) elided."""
+    if str(get_locale()) != "fr":
+        return template
+
+    def elided(match) -> str:
+        value = values.get(match.group(3) or match.group(4))
+        if not (isinstance(value, str) and value[:1].lower() in _VOWELS):
+            return match.group(0)
+        word = _ELIDED[match.group(1).lower()]
+        return (word.capitalize() if match.group(1)[0].isupper() else word) + match.group(2)
+
+    return _BEFORE_NAME.sub(elided, template)
+
+
+@pass_context
+def _template_gettext(context, string: str, **variables):
+    """The templates' gettext (Jinja's newstyle, as Flask-Babel installs it) with elision."""
+    text = elide(get_translations().ugettext(string), variables)
+    return (Markup(text) if context.eval_ctx.autoescape else text) % variables
+
+
+@pass_context
+def _template_ngettext(context, singular: str, plural: str, number: int, **variables):
+    variables.setdefault("num", number)
+    text = elide(get_translations().ungettext(singular, plural, number), variables)
+    return (Markup(text) if context.eval_ctx.autoescape else text) % variables
+
+
+def started(moment: float) -> str:
+    """When a game started, in the request's language and this machine's time: 'Mon 23
+    Nov, 21:14' ('lun. 23 nov., 21:14')."""
+    return format_datetime(datetime.fromtimestamp(moment), "EEE d MMM, HH:mm")
 
 
 def family_label(name: str) -> str:

@@ -8,7 +8,8 @@ from . import views
 from .. import games
 from ..events import Bid, Pass
 from .forms import parse_amount, whole
-from .pages import change, game_or_404, live_or_204, store
+from .changes import change
+from .pages import game_or_404, live_or_204, store
 from .roles import access, device, is_host, seat_of, why_not_record
 
 blueprint = Blueprint("player", __name__)
@@ -20,6 +21,17 @@ def join(token):
     if seat_of(game) is not None and not is_host():
         return redirect(url_for("player.me", token=token))
     return render_template("join.html", game=game, note=None, mine=seat_of(game))
+
+
+@blueprint.get("/g/<token>/join/seats")
+def seats(token):
+    """The join page's seats, fresh, or 204 if the same seats are still taken."""
+    taken = store().seats_taken(token)
+    if taken is None:
+        abort(404)
+    if ",".join(map(str, taken)) == request.args.get("taken"):
+        return "", 204
+    return render_template("_seats.html", game=game_or_404(token))
 
 
 @blueprint.post("/g/<token>/join")
@@ -48,7 +60,7 @@ def free_seat(token, seat):
     if number is None:
         abort(404)
     store().free_seat(token, number)
-    return redirect(url_for("player.join", token=token), 303)
+    return redirect(url_for("table.table", token=token), 303)
 
 
 @blueprint.get("/g/<token>/me")
@@ -97,7 +109,8 @@ def act(token):
         return redirect(url_for("player.join", token=token), 303)
     return change(game, lambda version: games.append(
         store(), game, version, _my_move(game.setup.players[seat]), device(game).signature),
-        "_me_live.html", _context, url_for("player.me", token=token))
+        "_me_live.html", _context, url_for("player.me", token=token),
+        "pass" if request.form.get("action") == "pass" else "bid")
 
 
 def _my_move(name: str):
@@ -115,5 +128,6 @@ def _context(game, error=None, note=None, values=None) -> dict:
     warning = views.refused_bid(error) if why_not_record(game) is None else None
     return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
                 best=views.best_bid(state, seat), players=players,
+                standing=views.standing(state, seat),
                 auction=auction, error=error, note=note, values=values or {},
                 warning=warning, held_by_turn=views.held_cards(game, state)[seat:seat + 1])

@@ -33,10 +33,10 @@ ROUTES = {
     "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
     "table.correct": RECORDER, "table.remove": RECORDER, "table.preview": RECORDER,
-    "table.bid_check": RECORDER,
+    "table.bid_check": RECORDER, "display.display": ANYONE, "display.live": ANYONE,
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
     "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
-    "player.join": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
+    "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,
 }

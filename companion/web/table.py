@@ -1,5 +1,9 @@
 """The table screen: the game in public, recording actions, history, score, export."""
 import json
+import re
+import time
+import unicodedata
+from urllib.parse import quote
 
 from flask import (Blueprint, Response, abort, redirect, render_template,
                    request, url_for)
@@ -14,7 +18,8 @@ from . import views
 from .chart import chart_key, coins_chart
 from .history import journal, rounds
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .pages import CONFLICT, change, game_or_404, join_url, live_or_204, store, version_sent
+from .changes import change, device_labels, race_outcome, version_sent
+from .pages import game_or_404, join_url, live_or_204, store
 from .roles import access, check_event, device, seat_of
 
 blueprint = Blueprint("table", __name__)
@@ -50,7 +55,7 @@ def _checked_event(game):
 def undo(token):
     game = game_or_404(token)
     return _change(game, lambda version: games.undo(store(), game, version,
-                                                    device(game).signature))
+                                                    device(game).signature), kind="undo")
 
 
 @blueprint.get("/g/<token>/preview")
@@ -93,10 +98,16 @@ def _purse(game, name: str) -> str:
 
 @blueprint.get("/g/<token>/history")
 def history(token):
-    game = game_or_404(token)
-    labels = {grant.id: grant.label for grant in store().grants()}
-    return render_template("history.html", **views.status(game), **access(game),
-                           rounds=rounds(game, labels), journal=journal(game, labels))
+    return _history_page(game_or_404(token))
+
+
+def _history_page(game, note=None):
+    """The page of rounds (`?page=`) and of the journal (`?journal=`) asked for; page 1 if
+    the number is not one."""
+    labels = device_labels()
+    return render_template("history.html", **views.status(game), **access(game), note=note,
+                           rounds=rounds(game, labels, whole(request.args.get("page")) or 1),
+                           journal=journal(game, labels, whole(request.args.get("journal")) or 1))
 
 
 @blueprint.get("/g/<token>/history/<number>")
@@ -107,28 +118,35 @@ def edit(token, number):
 
 @blueprint.post("/g/<token>/history/<number>")
 def correct(token, number):
-    game, index = _event_or_404(token, number)
-    return _rewrite(game, index, lambda version: games.correct(
+    game, index = game_or_404(token), _number_or_404(number)
+    return _rewrite(game, index, "correct", lambda version: games.correct(
         store(), game, version, index, _checked_event(game), device(game).signature))
 
 
 @blueprint.post("/g/<token>/history/<number>/remove")
 def remove(token, number):
-    game, index = _event_or_404(token, number)
-    return _rewrite(game, index, lambda version: games.remove(store(), game, version, index,
-                                                              device(game).signature))
+    game, index = game_or_404(token), _number_or_404(number)
+    return _rewrite(game, index, "remove", lambda version: games.remove(
+        store(), game, version, index, device(game).signature))
 
 
-def _rewrite(game, index: int, action):
-    """Correct or remove an earlier event; on a refusal or a lost race, say why on the
-    correction page and change nothing."""
+def _rewrite(game, index: int, kind: str, action):
+    """Correct or remove an earlier event; on a refusal, say why on the correction page; on
+    a lost race (the event may be gone), what happened instead, on that page if the event
+    is still there, else on the history."""
     try:
         action(version_sent())
     except Refusal as refusal:
         message = views.public_message(refusal, not game.options.money_open)
+        if index >= len(game.events):
+            return _history_page(game, message), 422
         return _edit_page(game, index, form_dict(request.form), message), 422
     except Conflict:
-        return _edit_page(game_or_404(game.token), index, form_dict(request.form), CONFLICT), 409
+        latest = game_or_404(game.token, fresh=True)
+        note, status = race_outcome(latest, kind, index)
+        if status == 409 and index < len(latest.events):
+            return _edit_page(latest, index, form_dict(request.form), note), 409
+        return _history_page(latest, note), status
     return redirect(url_for("table.history", token=game.token), 303)
 
 
@@ -139,6 +157,14 @@ def _event_or_404(token: str, number: str):
     if index is None:
         abort(404)
     return game, index
+
+
+def _number_or_404(number: str) -> int:
+    """The index of an event written in a URL (which may be gone when the form arrives)."""
+    index = whole(number)
+    if index is None:
+        abort(404)
+    return index
 
 
 def _edit_page(game, index, values, message=None):
@@ -166,10 +192,32 @@ def score(token):
 
 @blueprint.get("/g/<token>/record.json")
 def export(token):
-    game = game_or_404(token)
-    body = json.dumps(game.record(), indent=1, ensure_ascii=False)
-    return Response(body, mimetype="application/json", headers={
-        "Content-Disposition": f"attachment; filename=templari-{token[:8]}.json"})
+    """The game record to keep; for a game whose log no longer replays, as stored."""
+    try:
+        game = game_or_404(token)
+        record, created = game.record(), game.created
+    except games.Damaged as damaged:
+        record, created = damaged.record, damaged.created
+    body = json.dumps(record, indent=1, ensure_ascii=False)
+    response = Response(body, mimetype="application/json")
+    name = export_name(created, record.get("players"))
+    response.headers["Content-Disposition"] = (
+        f"attachment; filename={_ascii(name)}; filename*=UTF-8''{quote(name)}")
+    return response
+
+
+def export_name(created: float, players) -> str:
+    """'templari-2026-11-23-2114-Anna-Bert-Claus.json': when the game started, and who played."""
+    names = [name for name in players if isinstance(name, str)] if isinstance(players, list) else []
+    words = "-".join(re.sub(r"[^\w]+", "", name) for name in names if re.sub(r"[^\w]+", "", name))
+    started = time.strftime("%Y-%m-%d-%H%M", time.localtime(created))
+    return f"templari-{started}{'-' + words if words else ''}.json"
+
+
+def _ascii(name: str) -> str:
+    """The file name for browsers that read only plain ASCII: accents dropped."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9.-]+", "", plain)
 
 
 @blueprint.get("/g/<token>/qr.svg")
@@ -201,6 +249,6 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 last=views.describe(game, len(game.events) - 1) if game.events else None)
 
 
-def _change(game, action):
+def _change(game, action, kind=None):
     return change(game, action, "_table_live.html", _context,
-                  url_for("table.table", token=game.token))
+                  url_for("table.table", token=game.token), kind)

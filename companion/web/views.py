@@ -1,7 +1,7 @@
 """What the screens show, computed from a game's state; no rule is decided here."""
 from dataclasses import dataclass
 
-from ..bidding import bid_problems, highest_bid
+from ..bidding import bid_problems, highest_bid, lowest_raise
 from ..cards import NUMBERS, Card
 from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale,
                       Sold)
@@ -172,7 +172,7 @@ class AuctionView:
     leader: str | None
     still_in: tuple[str, ...]
     forbidden: Phrase
-    lowest: int
+    lowest: int | None  # None: every amount ends in a digit they hold
     may_pass: bool
 
 
@@ -187,7 +187,7 @@ def auction_view(game: Game) -> AuctionView | None:
         leader=None if auction.leader is None else names[auction.leader],
         still_in=tuple(names[seat] for seat in auction.active),
         forbidden=forbidden(game.state.forbidden_digits(names[auction.turn])),
-        lowest=0 if auction.high is None else auction.high + 1,
+        lowest=lowest_raise(game.state, auction.turn, auction.high),
         may_pass=not must_open(game.state, auction.turn))
 
 
@@ -231,13 +231,36 @@ def _warning(problems: list[Refusal], purse_unknown: bool) -> BidWarning:
         purse_unknown=purse_unknown)
 
 
+@dataclass(frozen=True)
+class Standing:
+    """Where a player finished, for their phone once the game is over (R10)."""
+
+    place: int
+    players: int
+    points: int
+    shared: bool  # a win shared with others
+
+
+def standing(state: GameState, seat: int) -> Standing | None:
+    """The player's final place and points; None while the game goes on."""
+    if not state.finished:
+        return None
+    score, name = state.score(), state.setup.players[seat]
+    mine = next(player for player in score.players if player.name == name)
+    return Standing(score.place(name), len(score.players), mine.points,
+                    name in score.winners and len(score.winners) > 1)
+
+
 def best_bid(state: GameState, seat: int) -> int | None:
     return highest_bid(state.hands[seat], state.coins[seat])
 
 
 def describe(game: Game, index: int) -> Phrase:
     """Event `index` in plain words, for the history and for notes."""
-    event = game.events[index]
+    event, auction = game.events[index], game.states[index].auction
+    if isinstance(event, Free) and auction is not None and auction.high == 0:
+        return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R8)"),
+                      player=game.setup.players[auction.leader])
     paid = not isinstance(event, Penalty) or game.states[index + 1].pot != game.states[index].pot
     return describe_event(game, event, paid)
 

@@ -1,0 +1,2 @@
+"""The benchmarks: scripts to run (python bench/NAME.py), importable so that a test can run
+a short version of one."""

@@ -1,0 +1,165 @@
+"""Game night (issue 12) in Chromium: the laptop at a glance (1280 x 800 and 1366 x 768),
+a round in five taps, the TV view following the table, and phones to the very end."""
+import re
+
+import pytest
+
+from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press
+from tests.web_helpers import GAME, act, join, new_game, play
+
+expect = pytest.importorskip("playwright.sync_api").expect
+FIVE = ("Anna", "Bert", "Claus", "Dieter", "Eva")
+LAPTOPS = [{"width": 1280, "height": 800}, {"width": 1366, "height": 768}]
+# Ten rounds of five players: each lot and who bought it (the first price they may pay).
+LOTS = [("red 0", "yellow 5"), ("red 1", "yellow 6"), ("red 2", "yellow 7"), ("green 0", "blue 5"),
+        ("green 1", "blue 6"), ("green 2", "blue 7"), ("red 3", "red 4"), ("yellow 8", "yellow 9"),
+        ("green 3", "green 4"), ("blue 8", "blue 9")]
+
+# Every element matched that is not wholly inside the window, or that something else
+# covers at its centre (a sticky banner, say): the start of its HTML.
+OUT_OF_SIGHT = """selector => [...document.querySelectorAll(selector)].filter(element => {
+  const box = element.getBoundingClientRect();
+  if (box.width === 0 || box.top < 0 || box.left < 0 || box.bottom > innerHeight ||
+      box.right > innerWidth) return true;
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return !(hit && (element.contains(hit) || hit.contains(element)));
+}).map(element => element.outerHTML.slice(0, 120))"""
+
+
+def late_game(client, live=False) -> str:
+    """A game of five in round 11, made over HTTP by the host (the laptop): its token."""
+    token = new_game(client, players=FIVE, **({"live": "on"} if live else {}))
+    for number, cards in enumerate(LOTS):
+        assert act(client, token, "reveal", *cards).status_code == 303
+        if live:
+            auction(client, token)
+            continue
+        winner = str(number % len(FIVE))
+        assert any(act(client, token, "sold", winner=winner, price=str(price)).status_code == 303
+                   for price in range(1, 10))
+    return token
+
+
+def auction(client, token) -> None:
+    """A live auction on the table: the first who can pay their lowest bid makes it, then
+    everyone else drops out."""
+    opened = False
+    while "action-pass" in (page := client.get(f"/g/{token}").get_data(as_text=True)):
+        if not opened:
+            lowest = re.search(r"at least (\d+)", page).group(1)
+            opened = act(client, token, "bid", amount=lowest).status_code == 303
+            if opened:
+                continue
+        assert act(client, token, "pass").status_code == 303
+
+
+def controls(form: str) -> str:
+    """The selector of what a form shows: its labels, buttons and inputs."""
+    return ", ".join(f"{form} {part}" for part in ("label", "button", "input:not([type=hidden])"))
+
+
+def out_of_sight(page, selector) -> list[str]:
+    return page.evaluate(OUT_OF_SIGHT, selector)
+
+
+class Taps:
+    """Counts the taps (clicks) a step takes."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, locator) -> None:
+        self.count += 1
+        press(locator)
+
+
+@pytest.mark.parametrize("window", LAPTOPS, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_the_laptop_records_a_round_in_five_taps_without_scrolling(server, browser, window):
+    token = late_game(server.app.test_client())
+    table = open_page(browser.new_context(viewport=window), f"{server.url}/g/{token}", [])
+    names = ".player h3"
+    assert out_of_sight(table, f"{names}, {controls('form.action-reveal')}") == []
+    taps = Taps()
+    for card in ("purple 0", "purple 1"):
+        taps(table.get_by_label(card, exact=True))
+    sold = table.locator("form.action-sold")
+    expect(sold).to_be_visible(timeout=WAIT)
+    assert out_of_sight(table, f"{names}, .lot .card, {controls('form.action-sold')}") == []
+    check_screen(table, f"laptop-{window['width']}x{window['height']}")
+    taps(sold.get_by_label("Anna"))
+    taps(sold.locator("input[name=price]"))
+    sold.locator("input[name=price]").press_sequentially("1")
+    expect(sold.locator(".preview")).to_contain_text("Allowed", timeout=WAIT)
+    taps(sold.get_by_role("button", name="Sold", exact=True))
+    expect(table.locator(".payment")).to_contain_text("Anna pays 1", timeout=WAIT)
+    assert taps.count == 5
+    assert out_of_sight(table, f"{names}, form.action-reveal") == []
+
+
+@pytest.mark.parametrize("window", LAPTOPS, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_the_laptop_shows_a_live_auction_s_bid_pad_without_scrolling(server, browser, window):
+    client = server.app.test_client()
+    token = late_game(client, live=True)
+    act(client, token, "reveal", "purple 0", "purple 1")
+    table = open_page(browser.new_context(viewport=window), f"{server.url}/g/{token}", [])
+    assert out_of_sight(table, f".player h3, .lot .card, .auction .turn, "
+                               f"{controls('form.action-bid')}, {controls('form.action-pass')}") == []
+
+
+def test_a_phone_used_as_the_table_records_a_round_in_five_taps(server, browser, phone_browser):
+    token = new_game(server.app.test_client())
+    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
+    press(phone.get_by_role("button", name="Bert"))
+    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone.goto(f"{server.phone_url}/g/{token}")
+    taps = Taps()
+    for card in ("red 0", "yellow 5"):
+        taps(phone.get_by_label(card, exact=True))
+    sold = phone.locator("form.action-sold")
+    expect(sold).to_be_visible(timeout=WAIT)
+    taps(sold.get_by_label("Anna"))
+    taps(sold.locator("input[name=price]"))
+    sold.locator("input[name=price]").press_sequentially("3")
+    taps(sold.get_by_role("button", name="Sold", exact=True))
+    expect(phone.locator(".payment")).to_contain_text("Anna pays 3", timeout=WAIT)
+    assert taps.count == 5
+
+
+def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
+    client = server.app.test_client()
+    token = new_game(client)
+    tv = open_page(browser.new_context(viewport={"width": 1920, "height": 1080}),
+                   f"{server.url}/g/{token}/tv", [])
+    expect(tv.locator("form")).to_have_count(0)
+    expect(tv.locator(".join .code")).to_have_text(re.compile(r"^\w{5}$"))
+    expect(tv.locator("img[alt^='QR code']")).to_be_visible()
+    size = tv.evaluate("parseFloat(getComputedStyle(document.querySelector('.player')).fontSize)")
+    assert size >= 24  # px on a 1920-wide screen: readable from 2 m
+    play(client, token, GAME[:2])
+    expect(tv.locator(".payment")).to_contain_text("Anna pays 3", timeout=WAIT)
+    expect(tv.locator(".status")).to_contain_text(loose("Round 2 of 15 · Start player Anna"))
+    check_screen(tv, "tv")
+
+
+def test_a_phone_at_the_end_shows_the_game_over_and_the_score_fits(server, phone_browser):
+    client = server.app.test_client()
+    token = new_game(client)
+    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
+    press(phone.get_by_role("button", name="Claus"))
+    expect(phone).to_have_url(re.compile(r"/me$"))
+    play(client, token, GAME)  # the phone is open all the while: it follows to the end
+    over = phone.get_by_role("region", name="The game is over")
+    expect(over).to_contain_text(re.compile(r"(You won|Place \d of 3), with \d+ points?\."),
+                                 timeout=WAIT)
+    expect(phone.get_by_role("textbox")).to_have_count(0)  # no bid tools
+    expect(phone.get_by_text("Highest bid you can make")).to_have_count(0)
+    check_screen(phone, "phone-game-over")
+    press(over.get_by_role("link", name="See the full score"))
+    expect(phone.get_by_role("heading", name="Final score")).to_be_visible()
+    check_screen(phone, "phone-score")  # nothing scrolls sideways at 360 px
+    blocks = phone.locator("table.score tbody tr")
+    expect(blocks).to_have_count(3)
+    widths = blocks.evaluate_all("rows => rows.map(row => row.getBoundingClientRect().width)")
+    assert all(width <= 360 for width in widths)
+    label = "cell => getComputedStyle(cell, '::before').content"
+    assert blocks.first.locator("td").first.evaluate(label) == '"red"'  # each number named
