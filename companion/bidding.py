@@ -30,9 +30,14 @@ def lowest_raise(state, seat: int, high: int | None) -> int | None:
     ends in a digit they hold."""
     start = 0 if high is None else high + 1
     forbidden = forbidden_digits(state.hands[seat])
-    zero_barred = state.setup.edition == "fr" and seat != state.start
+    barred = zero_barred(state, seat)
     return next((amount for amount in range(start, start + 10)
-                 if amount % 10 not in forbidden and not (amount == 0 and zero_barred)), None)
+                 if amount % 10 not in forbidden and not (amount == 0 and barred)), None)
+
+
+def zero_barred(state, seat: int) -> bool:
+    """French rules: only the start player can win at 0, so no one else may bid it (R8)."""
+    return state.setup.edition == "fr" and seat != state.start
 
 
 def french_opening(state) -> int | None:
@@ -72,7 +77,7 @@ def bid_problems(state, name: str, amount: int, high_bid: int | None = None) -> 
     """
     seat = state.setup.seat(name)
     problems = []
-    if state.setup.edition == "fr" and amount == 0 and seat != state.start:
+    if amount == 0 and zero_barred(state, seat):
         problems.append(Refusal("R8", "French rules: only the start player {start} can win at 0, "
                                       "not {player}", start=state.start_player, player=name))
     if seat in state.excluded:

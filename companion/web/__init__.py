@@ -70,8 +70,7 @@ def _error_pages(app: Flask) -> None:
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
         app.register_error_handler(code, lambda error, code=code, text=text: _error_page(
-            code, i18n.say_sentence(error.description) if isinstance(getattr(error, "description", None),
-                                                           Phrase) else gettext(text)))
+            code, _words(getattr(error, "description", None), text)))
     app.register_error_handler(StorageFault, _storage_fault)
     app.register_error_handler(Damaged, lambda damaged: _error_page(409, i18n.say_sentence(Phrase(
         N_("This game's log is damaged and no longer replays: {reason}. The host can export "
@@ -83,6 +82,11 @@ def _storage_fault(fault: StorageFault):
     store nothing more (no host grant is looked up for it)."""
     g.setdefault("grant", None)
     return _error_page(503, i18n.say_sentence(fault.text))
+
+
+def _words(description, text: str) -> str:
+    """An error's own words (a Phrase the route gave), else its status's usual text."""
+    return i18n.say_sentence(description) if isinstance(description, Phrase) else gettext(text)
 
 
 def _error_page(code: int, text: str):
