@@ -211,9 +211,10 @@ def fill(form: Form, rng: random.Random) -> dict[str, list[str]]:
     return fields
 
 
-def page_version(page: str) -> int:
-    """The version of the game the table page shows (its live part polls with it)."""
-    return int(re.search(r"/live\?v=(\d+)", page).group(1))
+def page_version(page: str) -> int | None:
+    """The version of the game the table page's forms send back (None: it has no form)."""
+    found = re.search(r'name="version" value="(\d+)"', page)
+    return found and int(found.group(1))
 
 
 def expect(answer: Answer, status: int, what: str) -> Answer:
@@ -365,7 +366,7 @@ class Client(threading.Thread):
         checking the page's version against the actions acknowledged."""
         page = expect(self.answered("GET", f"/g/{game.token}")[0], 200, "the table page")
         version = page_version(page.body)
-        if version != game.version:
+        if version is not None and version != game.version:
             self.tally.drift(game.version, version)
             game.version, game.log = version, self.record(game.token)["events"]  # go on
         return {form.kind: form for form in forms(page.body) if form.kind in WEIGHTS}

@@ -3,7 +3,8 @@
     python bench/replay.py [--runs N] [RECORD]
 
 Prints the median over N runs, e.g.
-"replay of a full 15-round record (58 events): median 0.31 ms over 2000 runs".
+"replay of a full 15-round record (58 events): median 0.31 ms over 2000 runs",
+and how fast this machine runs Python at the time (the figure scales with it).
 """
 import argparse
 import json
@@ -28,6 +29,9 @@ def main(argv=None) -> None:
     kind = f"full {state.rounds_played}-round" if state.finished else f"{state.rounds_played}-round"
     print(f"replay of a {kind} record ({len(record['events'])} events): "
           f"median {median * 1000:.2f} ms over {args.runs} runs")
+    reference = min(timeit.repeat("sum(range(1000))", number=1000, repeat=5))  # µs a run
+    print(f"this machine's speed: sum(range(1000)) in {reference * 1000:.0f} µs "
+          f"(about 10 µs on a current laptop: the replay scales with it)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,12 @@
-"""Time what a table asks the server most: the table page, a phone page, an empty poll.
+"""Time what a table asks the server most, in-process with Flask's test client.
 
-In-process with Flask's test client on a game imported from a 15-round record
-(the slowest page: the whole log refolded); prints the median of many requests.
+    python bench/requests.py [--runs N]
+
+Screens of a finished 15-round game, each drawn afresh (the caches emptied before every
+request) and from the caches (as every device but the first to ask after a change gets
+it); an empty poll; and an action with its answer (the table's live part) on logs of
+60, 500 and 1,500 events, which must cost the same however long the log. Prints medians,
+e.g. "action and its answer, log of 1500 events: median 2.41 ms over 200 requests".
 """
 import argparse
 import json
@@ -12,35 +17,108 @@ from pathlib import Path
 
 from companion import games
 from companion.web import create_app
+from companion.web.rendered import Rendered
+from companion.cache import GameCache
 
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
+PHONE = {"REMOTE_ADDR": "198.18.0.2"}
+HTMX = {"HX-Request": "true"}
+LOGS = (60, 500, 1500)
 
 
-def median_ms(client, path: str, runs: int, expect: int) -> float:
+def median_ms(request, runs: int, before=lambda: None) -> float:
+    """The median time of `request()` over `runs` calls, `before()` untimed before each."""
     times = []
     for _ in range(runs):
+        before()
         began = time.perf_counter()
-        response = client.get(path)
+        request()
         times.append(time.perf_counter() - began)
-        assert response.status_code == expect, (path, response.status_code)
     return statistics.median(times) * 1000
 
 
+def expect(client, path: str, status: int, **options):
+    """A request that must answer `status`."""
+    def request():
+        response = client.get(path, **options)
+        assert response.status_code == status, (path, response.status_code)
+    return request
+
+
+def forget(app):
+    """Empty the game and screen caches: the next request reads, folds and renders."""
+    def emptied():
+        app.config["GAMES"] = GameCache(app.config["STORE"])
+        app.config["RENDERED"] = Rendered()
+    return emptied
+
+
+def screens(app, runs: int) -> None:
+    store = app.config["STORE"]
+    record = json.loads(RECORD.read_text(encoding="utf-8"))
+    token = games.create(store, record, games.Options())
+    host, phone = app.test_client(), app.test_client()
+    phone.environ_base.update(PHONE)
+    taken = phone.get(f"/g/{token}/join")
+    assert taken.status_code == 200
+    phone.post(f"/g/{token}/join", data={"seat": "0", "csrf_token": csrf(phone)})
+    stale = f"v={store.stamp(token) - 1}"
+    for label, request in [
+        ("table page", expect(host, f"/g/{token}", 200)),
+        ("table poll after a change", expect(host, f"/g/{token}/live?{stale}", 200, headers=HTMX)),
+        ("phone page", expect(phone, f"/g/{token}/me", 200)),
+        ("phone poll after a change", expect(phone, f"/g/{token}/me/live?{stale}", 200,
+                                             headers=HTMX)),
+        ("score page with the coins chart", expect(host, f"/g/{token}/score", 200)),
+    ]:
+        drawn = median_ms(request, runs, forget(app))
+        request()
+        kept = median_ms(request, runs)
+        print(f"{label}, 15-round game: drawn {drawn:.2f} ms, from the cache {kept:.2f} ms "
+              f"(medians over {runs} requests)")
+    poll = expect(phone, f"/g/{token}/me/live?v={store.stamp(token)}", 204)
+    print(f"poll that finds nothing new (204): median {median_ms(poll, runs):.2f} ms "
+          f"over {runs} requests")
+
+
+def csrf(client) -> str:
+    with client.session_transaction() as session:
+        return session["csrf_token"]
+
+
+def actions(app, runs: int) -> None:
+    """A penalty (R4: unbounded, so a log can be made any length) and the table's answer."""
+    store = app.config["STORE"]
+    host = app.test_client()
+    played = json.loads(RECORD.read_text(encoding="utf-8"))
+    opening = played["events"][:3]  # a lot sold, the next one on the table
+    buyer = opening[1]["winner"]
+    for length in LOGS:
+        record = {**played, "events": opening + [{"type": "penalty", "player": buyer}]
+                  * (length - len(opening))}
+        token = games.create(store, record, games.Options())
+        host.get(f"/g/{token}")
+        token_csrf = csrf(host)
+
+        def penalty():
+            version = app.config["GAMES"].game(token).version
+            response = host.post(f"/g/{token}/act", headers={**HTMX, "X-CSRF-Token": token_csrf},
+                                 data={"action": "penalty", "version": str(version),
+                                       "player": str(played["players"].index(buyer))})
+            assert response.status_code == 200 and b"pot" in response.data
+
+        took = median_ms(penalty, runs)
+        print(f"action and its answer, log of {length} events: median {took:.2f} ms "
+              f"over {runs} requests")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=300)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200)
     runs = parser.parse_args().runs
     app = create_app(tempfile.mkdtemp())
-    record = json.loads(RECORD.read_text(encoding="utf-8"))
-    token = games.create(app.config["STORE"], record, games.Options())
-    version = app.config["STORE"].poll(token)[0]
-    client = app.test_client()
-    for label, path, expect in [
-        ("table page of a finished 15-round game", f"/g/{token}", 200),
-        ("score page with the coins chart", f"/g/{token}/score", 200),
-        ("poll that finds nothing new (204, no body)", f"/g/{token}/live?v={version}", 204),
-    ]:
-        print(f"{label}: median {median_ms(client, path, runs, expect):.2f} ms over {runs} requests")
+    screens(app, runs)
+    actions(app, runs)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The `templari-companion` command."""
 import argparse
 import json
+import os
 import sys
 
 from .record import fold_record, loads
@@ -24,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
                         help="a host name phones may use to reach this server, e.g. "
                              "mylaptop.local (may be given more than once)")
+    parser.add_argument("--processes", type=_count, default=1, metavar="N",
+                        help="server processes sharing the games (1 by default; more for a "
+                             "club night's many tables on a machine with several cores)")
     parser.set_defaults(run=_serve)
     commands = parser.add_subparsers(title="commands",
                                      description="without a command, the table server starts")
@@ -41,11 +45,24 @@ def _serve(args) -> int:
     from .store import StorageFault
 
     try:
-        serve(args.host, args.port, args.data_dir, names=args.names)
+        serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes)
     except StorageFault as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1
     return 0
+
+
+def _count(text: str) -> int:
+    """A number of processes: 1 to 64, more than one only where processes can fork."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= count <= 64:
+        raise argparse.ArgumentTypeError("from 1 to 64")
+    if count > 1 and not hasattr(os, "fork"):
+        raise argparse.ArgumentTypeError("only 1 on this system (it cannot fork processes)")
+    return count
 
 
 def _replay(args) -> int:

@@ -5,6 +5,7 @@ before it is written, so a refused action, undo or correction changes nothing.
 Every change is signed: `by` names the device that made it ("host", "grant:<id>"
 for a device the host granted, "seat:<n>" for a seated phone, "import").
 """
+import copy
 import time
 from dataclasses import asdict, dataclass, replace
 
@@ -44,12 +45,15 @@ class Options:
 
 
 class Game:
-    """A stored game: settings, the event log, and every state along it (the state
-    before the first event and after each one). A Refusal if the log no longer replays."""
+    """A stored game: settings, the event log, and the state after its last event and
+    the one before it; every state along the log (`states`) is worked out again when
+    asked for (the history, a correction), so that a game kept in memory stays small.
+    A Refusal if the log no longer replays."""
 
     def __init__(self, stored: StoredGame):
         self.token = stored.token
         self.version = stored.version
+        self.stamp = stored.stamp
         self.seats = stored.seats
         self.moves = _readable(stored.moves)
         self.code = stored.code
@@ -59,11 +63,42 @@ class Game:
         self.options = Options(**_readable(stored.options))
         self.setup = load_setup({**_readable(stored.header), "events": []})
         self.events = [_parsed(index, event) for index, event in enumerate(stored.events)]
-        self.states: list[GameState] = fold_all(self.setup, self.events)
+        self._ends(fold_all(self.setup, self.events))
+
+    def _ends(self, states: list[GameState]) -> None:
+        """Keep the last two of `states` (the log's), and forget the others."""
+        self.state = states[-1]
+        self._before = states[-2] if len(states) > 1 else None
+        self._states = None
 
     @property
-    def state(self) -> GameState:
-        return self.states[-1]
+    def states(self) -> list[GameState]:
+        """Every state along the log: before the first event and after each one."""
+        if self._states is None:
+            self._states = fold_all(self.setup, self.events)
+        return self._states
+
+    def state_at(self, index: int) -> GameState:
+        """The state before event `index` (after the last event for len(events))."""
+        if index == len(self.events):
+            return self.state
+        if index == len(self.events) - 1:
+            return self._before
+        return self.states[index]
+
+    def changed(self, version: int, stamp: int, keep: int, events, signatures, states,
+                moves, journal) -> "Game":
+        """This game after a change it was checked for and that was stored: its first
+        `keep` events, then `events`; `states` holds the state before them and the state
+        after each (so nothing is folded again)."""
+        game = copy.copy(self)
+        game.version, game.stamp, game.moves = version, stamp, moves
+        game.events = self.events[:keep] + list(events)
+        game.signatures = self.signatures[:keep] + list(signatures)
+        game.journal = self.journal + ([] if journal is None else [journal])
+        before = [self.state_at(keep - 1)] if keep and len(states) < 2 else []
+        game._ends(before + list(states))
+        return game
 
     @property
     def locked(self) -> bool:
@@ -93,12 +128,8 @@ def load(store: Store, token: str) -> Game | None:
     return None if stored is None else checked(stored)
 
 
-def listed(store: Store) -> list:
-    """Every game, newest first: a Game, or Damaged for one whose log no longer replays."""
-    return [_game_or_damage(stored) for stored in store.games()]
-
-
-def _game_or_damage(stored: StoredGame):
+def game_or_damage(stored: StoredGame) -> Game | Damaged:
+    """The stored game with its whole log replayed, or Damaged if it no longer replays."""
     try:
         return checked(stored)
     except Damaged as damaged:
@@ -172,7 +203,7 @@ def actions(game: Game) -> frozenset[str]:
 
 def actions_at(game: Game, index: int) -> frozenset[str]:
     """The kinds of action that could stand in place of event `index` (a correction)."""
-    return _kinds(game.options, game.states[index])
+    return _kinds(game.options, game.state_at(index))
 
 
 def _kinds(options: Options, state: GameState) -> frozenset[str]:
@@ -187,14 +218,15 @@ def added_result(game: Game, index: int) -> bool:
     """Whether event `index` is the result live auction mode added: a sale or free lot
     recorded where its auction had ended (the core holds it to how it ended, R3)."""
     return (game.options.live_auction and isinstance(game.events[index], (Sold, Free))
-            and auction_result(game.states[index]) is not None)
+            and auction_result(game.state_at(index)) is not None)
 
 
-def append(store: Store, game: Game, version: int, event, by: str) -> None:
-    """Record one more event (in live auction mode, with the result it brings about)."""
+def append(store: Store, game: Game, version: int, event, by: str) -> Game:
+    """Record one more event (in live auction mode, with the result it brings about);
+    the game as it is now."""
     _check_version(game, version)
     _check_mode(game.options, game.state, event)
-    _write(store, game, version, by, len(game.events), [event])
+    return _write(store, game, version, by, len(game.events), [event])
 
 
 def _check_mode(options: Options, state: GameState, event) -> None:
@@ -207,26 +239,27 @@ def _check_mode(options: Options, state: GameState, event) -> None:
         check_auction_over(state)
 
 
-def undo(store: Store, game: Game, version: int, by: str) -> None:
+def undo(store: Store, game: Game, version: int, by: str) -> Game:
     """Take back the last action (with the result live auction mode added after it)."""
     _check_version(game, version)
     _check_unlocked(game)
     if not game.events:
         raise Refusal("form", "there is nothing to undo")
     size = 2 if len(game.events) > 1 and added_result(game, len(game.events) - 1) else 1
-    _write(store, game, version, by, len(game.events) - size, [], skip=size, kind="undo")
+    return _write(store, game, version, by, len(game.events) - size, [], skip=size,
+                  kind="undo")
 
 
-def correct(store: Store, game: Game, version: int, index: int, event, by: str) -> None:
+def correct(store: Store, game: Game, version: int, index: int, event, by: str) -> Game:
     """Replace event `index`; every later event is checked again."""
     _check_version(game, version)
     _check_unlocked(game)
     _check_index(game, index)
-    _check_mode(game.options, game.states[index], event)
-    _write(store, game, version, by, index, [event], skip=1, kind="correct")
+    _check_mode(game.options, game.state_at(index), event)
+    return _write(store, game, version, by, index, [event], skip=1, kind="correct")
 
 
-def remove(store: Store, game: Game, version: int, index: int, by: str) -> None:
+def remove(store: Store, game: Game, version: int, index: int, by: str) -> Game:
     """Take event `index` out of the log; every later event is checked again."""
     _check_version(game, version)
     _check_unlocked(game)
@@ -234,7 +267,7 @@ def remove(store: Store, game: Game, version: int, index: int, by: str) -> None:
     if added_result(game, index):
         raise Refusal("form", "this result follows from the bids: correct or remove a bid "
                               "or a drop-out instead")
-    _write(store, game, version, by, index, [], skip=1, kind="remove")
+    return _write(store, game, version, by, index, [], skip=1, kind="remove")
 
 
 def set_options(store: Store, game: Game, by: str, **changes) -> None:
@@ -255,34 +288,36 @@ def _check_index(game: Game, index: int) -> None:
 
 
 def _write(store: Store, game: Game, version: int, by: str, keep: int, change, skip: int = 0,
-           kind: str | None = None) -> None:
+           kind: str | None = None) -> Game:
     """Keep the first `keep` events, put the events of `change` in place of the `skip`
     after them, and check every later event again (a result live auction mode added is
     worked out again from the bids). Refuse with the reason, or store the new log
     (Conflict if the game moved on); a log never ends with a live auction that is over
     but not settled: its result is added. New events are signed `by` now, the others
-    keep their signatures; an undo or a correction (`kind`) is kept in the journal."""
+    keep their signatures; an undo or a correction (`kind`) is kept in the journal.
+    Returns the game as stored now, folded from the state before the change."""
     now = time.time()
-    state, events, signatures = game.states[keep], [], []
+    states, events, signatures = [game.state_at(keep)], [], []
     for event in change:
-        state = apply_at(state, event, keep + len(events))
+        states.append(apply_at(states[-1], event, keep + len(events)))
         events.append(event)
         signatures.append((by, now))
     for old in range(keep + skip, len(game.events)):
         added = added_result(game, old)
-        event = auction_result(state) if added else game.events[old]
+        event = auction_result(states[-1]) if added else game.events[old]
         if event is None:  # the auction no longer ends here
             continue
         try:
-            state = apply_at(state, event, keep + len(events))
+            states.append(apply_at(states[-1], event, keep + len(events)))
         except Refusal as refusal:
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
                           number=old + 1, reason=refusal) from None
         events.append(event)
         signatures.append((by, now) if added and event != game.events[old]
                           else game.signatures[old])
-    result, state = _with_live_result(game.options, state)
+    result, state = _with_live_result(game.options, states[-1])
     events += result
+    states += [state] * len(result)
     signatures += [(by, now)] * len(result)
     _check_room(game, keep + len(events), kind)
     moves = money_moves(game.state, state) if skip else None
@@ -290,9 +325,10 @@ def _write(store: Store, game: Game, version: int, by: str, keep: int, change, s
         "kind": kind, "index": keep, "moves": moves,
         "old": [dump_event(event) for event in game.events[keep:keep + skip]],
         "new": [dump_event(event) for event in change]})
-    store.write_events(game.token, version, keep,
-                       [(dump_event(event), *signature)
-                        for event, signature in zip(events, signatures)], moves, journal)
+    stamp = store.write_events(game.token, version, keep,
+                               [(dump_event(event), *signature)
+                                for event, signature in zip(events, signatures)], moves, journal)
+    return game.changed(version + 1, stamp, keep, events, signatures, states, moves, journal)
 
 
 def _check_room(game: Game, size: int, kind: str | None) -> None:

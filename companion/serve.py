@@ -1,6 +1,8 @@
 """Starting the table server: waitress on the local network, never Flask's debug server."""
 import ipaddress
 import logging
+import os
+import signal
 import socket
 
 import waitress
@@ -15,6 +17,10 @@ from .web import create_app
 ROUTE_PROBE = "192.0.2.1"  # a documentation address (RFC 5737): only routed, never sent to
 ALL_INTERFACES = ("0.0.0.0", "")  # waitress listens on every IPv4 interface
 ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY)
+# Connections the system holds for the server to accept while it is busy or at its limit
+# (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
+# being refused.
+BACKLOG = 1024
 
 
 def lan_address() -> str | None:
@@ -68,8 +74,9 @@ def addresses(host: str, port: int) -> tuple[str, str | None]:
     return url(host, port), url(host, port)  # one address: the device opens it too
 
 
-def serve(host: str, port: int, data_dir: str, names=()) -> None:
-    """Print where to connect, with a QR code, then serve until stopped."""
+def serve(host: str, port: int, data_dir: str, names=(), processes: int = 1) -> None:
+    """Print where to connect, with a QR code, then serve until stopped, in `processes`
+    server processes sharing the data directory and the listening socket."""
     local_url, lan_url = addresses(host, port)
     app = create_app(data_dir, lan_url=lan_url, names=list(names))
     print(f"Templari Companion: games are kept in {data_dir}")
@@ -85,7 +92,58 @@ def serve(host: str, port: int, data_dir: str, names=()) -> None:
               "(start with --host 0.0.0.0 to let them).")
     else:
         print("No local network address was found: phones cannot reach this server yet.")
-    waitress_serve(app, host=host, port=port, **waitress_options(app))
+    if processes == 1:
+        waitress_serve(app, host=host, port=port, **waitress_options(app))
+        return
+    app.config["STORE"].close()  # each process opens its own connections
+    serve_processes(lambda: create_app(data_dir, lan_url=lan_url, names=list(names)),
+                    listener(host, port), processes)
+
+
+def listener(host: str, port: int) -> socket.socket:
+    """A listening socket on `host` and `port`, as waitress would open it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host or "0.0.0.0", port), family=family,
+                                backlog=BACKLOG)
+
+
+def serve_processes(make_app, listening: socket.socket, count: int) -> None:
+    """`count` processes, each with its own app from `make_app()` and its own caches
+    (kept right by the stamps in the database), taking turns at `listening`: the system
+    gives each new connection to one of them. Stopped all together (Ctrl+C, SIGTERM)."""
+    children = []
+    for _ in range(count):
+        child = os.fork()
+        if child == 0:
+            _child(make_app, listening)
+        children.append(child)
+    listening.close()
+
+    def stop(*_) -> None:
+        for child in children:
+            os.kill(child, signal.SIGTERM)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        for child in children:
+            os.waitpid(child, 0)
+    except KeyboardInterrupt:
+        stop()
+
+
+def _child(make_app, listening: socket.socket) -> None:
+    """One server process: serve until stopped, then leave without running the parent's
+    clean-up."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    code = 0
+    try:
+        app = make_app()
+        waitress_serve(app, sockets=[listening], **waitress_options(app))
+    except KeyboardInterrupt:
+        pass
+    except BaseException:  # noqa: BLE001 (said on the console, then the process ends)
+        logging.exception("a server process stopped")
+        code = 1
+    os._exit(code)
 
 
 def waitress_options(app) -> dict:
@@ -110,10 +168,7 @@ def waitress_options(app) -> dict:
         # thread: 8 serve a table (a poll takes about 2 ms, the slowest page 10 ms),
         # and more would only take turns at Python's lock and SQLite's.
         threads=8,
-        # Connections the system holds for waitress to accept while it is busy or at
-        # its limit (a table's phones reconnecting at once after the Wi-Fi came back):
-        # they wait instead of being refused.
-        backlog=1024,
+        backlog=BACKLOG,
         # poll() rather than select(), which cannot watch a socket numbered above 1024
         # and so could not hold the connection limit.
         asyncore_use_poll=True,

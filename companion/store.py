@@ -17,6 +17,7 @@ import secrets
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ CREATE TABLE IF NOT EXISTS games (
     created REAL NOT NULL,
     moves TEXT
 );
+CREATE INDEX IF NOT EXISTS games_by_age ON games(created, id);
 CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
@@ -62,8 +64,24 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# A game's stamp moves with every change to what it shows: its events, seats, settings,
+# version and moves, whoever makes the change (this server, another process on the same
+# data directory, or someone editing the database by hand). Screens poll it and caches are
+# keyed by it.
+_STAMP_TRIGGERS = tuple(
+    f"CREATE TRIGGER IF NOT EXISTS stamp_{name} AFTER {change} BEGIN UPDATE games "
+    f"SET stamp = stamp + 1 WHERE id = {game}; END" for name, change, game in (
+        ("event_added", "INSERT ON events", "NEW.game_id"),
+        ("event_edited", "UPDATE ON events", "NEW.game_id"),
+        ("event_removed", "DELETE ON events", "OLD.game_id"),
+        ("seat_taken", "INSERT ON seats", "NEW.game_id"),
+        ("seat_changed", "UPDATE ON seats", "NEW.game_id"),
+        ("seat_freed", "DELETE ON seats", "OLD.game_id"),
+        ("game_changed", "UPDATE OF header, options, version, moves, code ON games", "NEW.id")))
 # Columns added since the first data directories: added on start when missing.
-_ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT"), "events": ("by TEXT", "at REAL")}
+_ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
+                            "summary TEXT", "summary_stamp INTEGER"),
+                  "events": ("by TEXT", "at REAL")}
 # A game's short code, typed on a phone without a camera: no look-alikes (0/O, 1/I/L, 2/Z,
 # 5/S, 8/B), unique among the server's games.
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
@@ -129,6 +147,7 @@ class StoredGame:
     created: float = 0.0
     signatures: list = ()  # per event: (who recorded it, when), or (None, None)
     journal: list = ()  # undos, corrections and settings: (when, who, entry)
+    stamp: int = 0  # moves with every change (see _STAMP_TRIGGERS)
 
 
 @dataclass(frozen=True)
@@ -159,6 +178,7 @@ class Store:
         except sqlite3.Error as error:
             raise StorageFault(_start_fault(self.path, error.sqlite_errorcode, error)) from None
         self._file = _identity(self.path)
+        self._local = threading.local()  # each thread's connection, kept between requests
 
     def _prepare(self, db) -> None:
         """The tables, made or brought up to date in one write (so a lock held by another
@@ -172,6 +192,8 @@ class Store:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
         self._give_codes(db)
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS game_codes ON games(code)")
+        for trigger in _STAMP_TRIGGERS:
+            db.execute(trigger)
         db.execute("COMMIT")
 
     @staticmethod
@@ -225,14 +247,12 @@ class Store:
         with self._snapshot() as db:
             return self._read(db, token)
 
-    def poll(self, token: str, seat_token: str | None = None) -> tuple[int, bool] | None:
-        """The cheap question a screen's poll asks: the game's version, and whether the
-        device's seat (if it names one) is still its own; None for an unknown game."""
+    def stamp(self, token: str) -> int | None:
+        """The cheap question a screen's poll asks: the game's stamp, which moves with every
+        change to the game or its seats; None for an unknown game."""
         with self._connect() as db:
-            return db.execute(
-                "SELECT version, ? IS NULL OR EXISTS (SELECT 1 FROM seats WHERE "
-                "seats.game_id = games.id AND seats.token = ?) FROM games WHERE token = ?",
-                (seat_token, seat_token, token)).fetchone()
+            row = db.execute("SELECT stamp FROM games WHERE token = ?", (token,)).fetchone()
+            return row and row[0]
 
     def seats_taken(self, token: str) -> list[int] | None:
         """The seats devices hold in a game, in order (what the join page's poll asks);
@@ -249,17 +269,19 @@ class Store:
             return [self._read(db, token) for (token,) in tokens]
 
     def write_events(self, token: str, version: int, keep: int, entries,
-                     moves: dict | None = None, journal: tuple | None = None) -> None:
+                     moves: dict | None = None, journal: tuple | None = None) -> int:
         """Keep the first `keep` events, append `entries` ((event, who, when) each);
         Conflict if the game moved on. `moves`: for an undo or a correction, the coins
-        it moved (None for an action); `journal`: (when, who, entry) to keep about it."""
-        with self._change(token, version) as (db, game_id):
+        it moved (None for an action); `journal`: (when, who, entry) to keep about it.
+        Returns the game's new stamp."""
+        with self._change(token, version) as (db, game_id, stamped):
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
             self._insert_events(db, game_id, keep, entries)
             db.execute("UPDATE games SET moves = ? WHERE id = ?",
                        (None if moves is None else json.dumps(moves), game_id))
             if journal is not None:
                 self._note(db, game_id, journal)
+        return stamped[0]
 
     def set_options(self, token: str, options: dict, journal: tuple) -> None:
         """Change a game's companion settings; every screen follows (the version moves on)."""
@@ -321,13 +343,17 @@ class Store:
 
     @contextmanager
     def _change(self, token: str, version: int):
-        """A write transaction on one game's log that bumps its version."""
+        """A write transaction on one game's log that bumps its version; the list it yields
+        holds the game's stamp after the change, once made."""
+        stamped = []
         with self._write() as db:
             row = db.execute("SELECT id, version FROM games WHERE token = ?", (token,)).fetchone()
             if row is None or row[1] != version:
                 raise Conflict(token)
-            yield db, row[0]
+            yield db, row[0], stamped
             db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (row[0],))
+            stamped.append(db.execute("SELECT stamp FROM games WHERE id = ?",
+                                      (row[0],)).fetchone()[0])
 
     @contextmanager
     def _seats(self, token: str):
@@ -340,11 +366,11 @@ class Store:
 
     @staticmethod
     def _read(db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, moves, code, created FROM games "
-                         "WHERE token = ?", (token,)).fetchone()
+        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp "
+                         "FROM games WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version, moves, code, created = row
+        game_id, header, options, version, moves, code, created, stamp = row
         rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
                           (game_id,)).fetchall()
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
@@ -353,7 +379,7 @@ class Store:
         return StoredGame(token, _loads(header), _loads(options), version,
                           [_loads(data) for data, _, _ in rows], seats,
                           None if moves is None else _loads(moves), code, created,
-                          [(by, at) for _, by, at in rows], journal)
+                          [(by, at) for _, by, at in rows], journal, stamp)
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, entries) -> None:
@@ -410,21 +436,44 @@ class Store:
     @contextmanager
     def _connect(self):
         """A connection to the database file the server started with: StorageFault if
-        that file has vanished or been replaced (never a new, empty one)."""
+        that file has vanished or been replaced (never a new, empty one). Each thread
+        keeps its connection from one request to the next (opening one costs more than
+        a poll's query), unless it failed for another cause than the disk (closing the
+        last connection would empty the write-ahead log, and a full disk would seem to
+        have room for one more write, then none)."""
         if _identity(self.path) != self._file:
+            self._forget()
             raise StorageFault(Phrase(N_(
                 "The game database ({path}) has vanished or been replaced while the server "
                 "ran; nothing was recorded. Restart the server."), path=str(self.path)))
-        db = self._open()
+        db = getattr(self._local, "db", None) or self._open()
         try:
             yield db
+        except sqlite3.Error as error:
+            if error.sqlite_errorcode & 0xFF not in _DISK_ERRORS:
+                self._forget()
+            raise
         finally:
+            if getattr(self._local, "db", None) is not db:
+                db.close()
+
+    def close(self) -> None:
+        """Close this thread's connection (before the process forks: a connection is never
+        shared between processes); the next use opens a new one."""
+        self._forget()
+
+    def _forget(self) -> None:
+        """Close this thread's kept connection: the next use opens a new one."""
+        db = getattr(self._local, "db", None)
+        self._local.db = None
+        if db is not None:
             db.close()
 
     def _open(self):
-        """Read and write; read only where SQLite cannot make its shared index beside the
-        file (a full or read-only disk): then the file holds every change, as the last
-        connection closed put them in it, and a write is refused (see _write)."""
+        """Read and write, kept for the thread; read only where SQLite cannot make its
+        shared index beside the file (a full or read-only disk): then the file holds
+        every change, as the last connection closed put them in it, and a write is
+        refused (see _write); such a connection is used once, not kept."""
         db = self._connection("mode=rw")
         try:
             db.execute("PRAGMA schema_version")  # opens the index now
@@ -434,11 +483,36 @@ class Store:
                                                       sqlite3.SQLITE_CANTOPEN):
                 raise
             return self._connection("mode=ro&immutable=1")
+        self._local.db = db
         return db
 
     def _connection(self, query: str, timeout: float = BUSY_TIMEOUT):
         return sqlite3.connect(f"{self._uri}?{query}", uri=True, timeout=timeout,
                                isolation_level=None)
+
+    def game_count(self) -> int:
+        """How many games the server holds."""
+        with self._connect() as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def summaries(self, offset: int, limit: int) -> list[tuple[str, dict | None]]:
+        """Up to `limit` games after the first `offset`, newest first: each one's token and
+        the summary kept with it (see keep_summaries), None if it has none or the game
+        has changed since (its stamp moved)."""
+        with self._connect() as db:
+            return [(token, None if summary is None else _loads(summary)) for token, summary in
+                    db.execute("SELECT token, CASE WHEN summary_stamp = stamp THEN summary END "
+                               "FROM games ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
+                               (limit, offset))]
+
+    def keep_summaries(self, summaries) -> None:
+        """Keep with each game what the list shows of it: (token, the stamp it was worked
+        out at, the summary) each. No stamp moves (see _STAMP_TRIGGERS); StorageFault if
+        the disk refuses."""
+        with self._write() as db:
+            db.executemany("UPDATE games SET summary = ?, summary_stamp = ? WHERE token = ?",
+                           [(json.dumps(summary), stamp, token)
+                            for token, stamp, summary in summaries])
 
 
 def _check_directory(directory: Path) -> None:

@@ -13,6 +13,38 @@ document.addEventListener("htmx:afterRequest", (event) => {
   }
 });
 
+// A screen's live part asks for news (its hx-trigger is "poll") at the pace the server sets
+// for the game's state (data-poll, in ms: views.poll_interval), every 30 s while the page is
+// hidden, and at once when it shows again. A poll that fails is tried again on the same
+// schedule. A swap brings a new live part with its own pace; the timer of the one it
+// replaced stops.
+const HIDDEN_POLL = 30000;
+const pollTimers = new WeakMap();
+
+function schedulePoll(live) {
+  clearTimeout(pollTimers.get(live));
+  const delay = document.hidden ? HIDDEN_POLL : Number(live.dataset.poll);
+  pollTimers.set(live, setTimeout(() => poll(live), delay));
+}
+
+function poll(live) {
+  if (live.isConnected) {
+    htmx.trigger(live, "poll");
+    schedulePoll(live);
+  }
+}
+
+document.addEventListener("htmx:load", (event) => {
+  const root = event.target;
+  const parts = root.matches("[data-poll]") ? [root] : root.querySelectorAll("[data-poll]");
+  parts.forEach(schedulePoll);
+});
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) {
+    document.querySelectorAll("[data-poll]").forEach(poll);
+  }
+});
+
 // A card list that follows a player chosen in the same form (select[data-owner] names that
 // player's field): a side sale offers the seller's cards, an exchange each side's own.
 function followOwner(cards) {

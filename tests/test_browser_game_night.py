@@ -5,7 +5,7 @@ import re
 import pytest
 
 from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press
-from tests.web_helpers import GAME, act, join, new_game, play
+from tests.web_helpers import GAME, act, new_game, play
 
 expect = pytest.importorskip("playwright.sync_api").expect
 FIVE = ("Anna", "Bert", "Claus", "Dieter", "Eva")

@@ -5,6 +5,7 @@ import re
 import string
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -429,7 +430,7 @@ def test_settlement_and_tie_break_in_french(in_french):
 
 
 def test_a_translation_that_does_not_fit_falls_back_to_english(in_french, monkeypatch):
-    monkeypatch.setattr(i18n, "gettext", lambda text: "{nope} {")
+    monkeypatch.setattr(i18n, "catalog", lambda: SimpleNamespace(ugettext=lambda text: "{nope} {"))
     assert say(Phrase(N_("{player} dropped out"), player="Anna")) == "Anna dropped out"
 
 

@@ -1,13 +1,21 @@
 """Starting the table server: waitress on all interfaces, the address and a QR code printed."""
 import http.client
+import json
+import socket
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 from waitress import wasyncore
 
 from companion import cli, games, serve
+from companion.record import parse_event
 from companion.web import create_app
 
+FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
 
 
@@ -124,7 +132,7 @@ def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
     token = games.create(store, {"format": "templari-game/1", "edition": "en",
                                  "players": ["Anna", "Bert", "Claus"], "events": []},
                          games.Options())
-    poll = f"/g/{token}/live?v={store.game(token).version}"
+    poll = f"/g/{token}/live?v={store.stamp(token)}"
     sockets, stop = {}, threading.Event()
     server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
                                  **serve.waitress_options(app))
@@ -151,3 +159,60 @@ def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
         wasyncore.close_all(sockets)
     assert answers == [(204, b"", None, True), (204, b"", None, True),
                        (204, b"", "close", False)]  # closed when the client asks
+
+
+def test_several_processes_share_the_games_and_show_each_change(tmp_path):
+    """`--processes 2`: two server processes take turns at one port; a change made by a
+    third (another process writing to the data directory) shows on every connection,
+    whichever process answers it (their caches are keyed by the stamp in the database)."""
+    store = create_app(tmp_path / "data").config["STORE"]
+    record = json.loads((FIXTURES / "full-game-3.json").read_text(encoding="utf-8"))
+    token = games.create(store, {**record, "events": record["events"][:1]}, games.Options())
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
+                               "--port", str(port), "--data-dir", str(tmp_path / "data"),
+                               "--processes", "2"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    try:
+        first = get_when_up(port, f"/g/{token}")
+        assert first.status == 200 and children(server.pid) == 2
+        seen = store.stamp(token)
+        assert {get(port, f"/g/{token}/live?v={seen}").status for _ in range(20)} == {204}
+        game = games.load(store, token)
+        games.append(store, game, game.version, parse_event(record["events"][1]), "host")
+        for _ in range(20):  # new connections, handed to either process
+            answer = get(port, f"/g/{token}/live?v={seen}")
+            assert answer.status == 200 and "bought the lot" in answer.read().decode()
+            assert get(port, f"/g/{token}/live?v={store.stamp(token)}").status == 204
+    finally:
+        server.terminate()
+        assert server.wait(timeout=30) is not None
+    assert b"Traceback" not in server.stderr.read()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(port: int, path: str) -> http.client.HTTPResponse:
+    """GET on a new connection, as the table's host (loopback)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", path, headers={"Connection": "close"})
+    return connection.getresponse()
+
+
+def get_when_up(port: int, path: str, tries: int = 600) -> http.client.HTTPResponse:
+    """GET once the server accepts connections (it may still be starting)."""
+    for _ in range(tries):
+        try:
+            return get(port, path)
+        except ConnectionRefusedError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+def children(pid: int) -> int:
+    """How many child processes `pid` has."""
+    return len(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())

@@ -3,6 +3,7 @@ while the server runs, a write the disk refuses (full, read-only) answers 503 an
 nothing while every page still reads; a vanished database is never started again empty;
 a game whose stored log no longer replays is marked on the host's list, its record still
 exported, and the other games play on."""
+import gc
 import json
 import os
 import shutil
@@ -16,7 +17,7 @@ import pytest
 from companion.store import Store
 from tests.web_helpers import (FIRST_SALE, GAME, CheckedClient, act, action_fields, find_form,
                                join, make_app, new_game, page_headers, phone_client, play,
-                               snapshot, submit, text, version)
+                               refuse_writes, snapshot, stamp, submit, text)
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = "Could not save: the disk is full; nothing was recorded."
@@ -46,6 +47,7 @@ def disk(tmp_path):
     if not mounted or mounted.returncode != 0:
         pytest.skip("mounting a tmpfs is not permitted here")
     yield mount_point
+    gc.collect()  # the test's app is gone: its connections to the disk's database close
     subprocess.run(["umount", str(mount_point)], check=True)
 
 
@@ -105,7 +107,7 @@ def assert_reads(app, host, phone, token):
     for client, page in ((host, f"/g/{token}"), (phone, f"/g/{token}/me")):
         shown = client.get(page)
         assert shown.status_code == 200 and all(words in text(shown) for words in FIRST_SALE)
-        live = client.get(f"{page}/live?v={version(app, token)}")
+        live = client.get(f"{page}/live?v={stamp(app, token)}")
         assert live.status_code == 204
     history = host.get(f"/g/{token}/history")
     assert history.status_code == 200 and "Anna" in text(history)
@@ -127,6 +129,7 @@ def test_a_full_disk_records_nothing_and_says_so_and_pages_still_show(disk):
 
 def test_a_read_only_disk_records_nothing_and_says_so_and_pages_still_show(disk):
     app, host, phone, token = table_on(disk / "data")
+    app.config["STORE"].close()  # no remount to read-only while a file is open to write
     remount(disk, "ro")
     try:
         assert_refused(app, host, phone, token, READ_ONLY)
@@ -138,14 +141,7 @@ def test_a_read_only_disk_records_nothing_and_says_so_and_pages_still_show(disk)
 def test_a_database_that_refuses_writes_says_so_without_any_mount(tmp_path, monkeypatch):
     """Where no disk can be mounted: SQLite itself refuses every write (query_only)."""
     app, host, phone, token = table_on(tmp_path / "data")
-    store = app.config["STORE"]
-    connection = store._connection
-
-    def refusing_writes(*args, **kwargs):
-        db = connection(*args, **kwargs)
-        db.execute("PRAGMA query_only = ON")
-        return db
-    monkeypatch.setattr(store, "_connection", refusing_writes)
+    refuse_writes(monkeypatch, app.config["STORE"])
     assert_refused(app, host, phone, token, READ_ONLY)
 
 

@@ -6,7 +6,8 @@ import pytest
 from companion import games
 from companion.events import Pass
 from tests.web_helpers import (act, alerts, body, find_form, import_record, join, new_game,
-                               page_headers, phone_client, snapshot, stored, submit, text, undo)
+                               page_headers, phone_client, snapshot, stamp, stored, submit, text,
+                               undo)
 from tests.web_helpers import app, host, phone  # noqa: F401 (fixtures)
 
 LOT = ("reveal", "red 1", "blue 5")
@@ -277,9 +278,9 @@ def test_a_phone_is_told_aloud_when_its_turn_comes(host, phone):
     join(phone, token, "Bert")
     page = body(phone.get(f"/g/{token}/me"))
     assert '<p id="turn-alert" class="sr" aria-live="assertive"></p>' in page
-    version = stored(host.application, token)[0]
+    seen = stamp(host.application, token)
     bid(host, token, 2)  # Anna: now Bert's turn
-    refreshed = body(phone.get(f"/g/{token}/me/live?v={version}", headers={"HX-Request": "true"}))
+    refreshed = body(phone.get(f"/g/{token}/me/live?v={seen}", headers={"HX-Request": "true"}))
     assert ('<p id="turn-alert" class="sr" aria-live="assertive" hx-swap-oob="innerHTML">'
             "Your turn to bid or drop out</p>") in refreshed
 

@@ -1,10 +1,10 @@
-"""Screens follow each other by polling /live?v=<version>; money stays secret (R12)."""
+"""Screens follow each other by polling /live?v=<stamp>; money stays secret (R12)."""
 import re
 
 import pytest
 
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, join, new_game,
-                               phone_client, play, snapshot, submit, text, version)
+                               phone_client, play, snapshot, stamp, submit, text)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 COINS = re.compile(r"\b\d+ coins\b")
@@ -13,7 +13,7 @@ COINS = re.compile(r"\b\d+ coins\b")
 def test_a_change_shows_on_the_other_screens_next_poll(app, host, phone, game):
     join(phone, game, "Bert")
     table = app.test_client()
-    seen = version(app, game)
+    seen = stamp(app, game)
     polls = {table: f"/g/{game}/live", phone: f"/g/{game}/me/live"}
     for client, url in polls.items():
         assert client.get(f"{url}?v={seen}").status_code == 204
@@ -26,13 +26,13 @@ def test_a_change_shows_on_the_other_screens_next_poll(app, host, phone, game):
         payment = html.split('<div id="live"')[0]  # sent into the page's own live region
         assert 'id="payment"' in payment and 'hx-swap-oob="innerHTML"' in payment
         assert all(words in text(payment) for words in FIRST_SALE)
-        assert f"v={version(app, game)}" in response.get_data(as_text=True)  # polls on from here
+        assert f"v={stamp(app, game)}" in response.get_data(as_text=True)  # polls on from here
 
 
-def test_a_poll_with_the_current_version_is_204_and_empty(app, phone, game):
+def test_a_poll_with_the_current_stamp_is_204_and_empty(app, phone, game):
     join(phone, game, "Anna")
     for url in (f"/g/{game}/live", f"/g/{game}/me/live"):
-        response = phone.get(f"{url}?v={version(app, game)}")
+        response = phone.get(f"{url}?v={stamp(app, game)}")
         assert response.status_code == 204 and response.data == b""
 
 
@@ -105,7 +105,7 @@ def test_secret_money_cannot_be_found_by_trying_prices_on_another_phone(host, ph
 def test_a_phone_whose_seat_was_freed_keeps_polling_without_error(app, host, phone, game):
     """The checked client fails on the 500."""
     join(phone, game, "Anna")
-    seen = version(app, game)
+    seen = stamp(app, game)
     submit(host, f"/g/{game}", f"/g/{game}/seats/0/free")
     response = phone.get(f"/g/{game}/me/live?v={seen}")
     assert response.status_code == 200 and "The host freed your seat" in text(response)

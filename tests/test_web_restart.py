@@ -2,7 +2,7 @@
 import sqlite3
 
 from tests.web_helpers import (FIRST_SALE, GAME, copy_session, join, make_app, new_game,
-                               phone_client, play, stored, text, version)
+                               phone_client, play, stamp, stored, text)
 
 
 def test_game_events_and_seat_survive_a_restart(tmp_path):
@@ -11,7 +11,7 @@ def test_game_events_and_seat_survive_a_restart(tmp_path):
     token = new_game(host)
     join(phone, token, "Bert")
     play(host, token, GAME[:2])
-    old, latest = version(before_app, token) - 1, version(before_app, token)
+    old, latest = stamp(before_app, token) - 1, stamp(before_app, token)
     saved = stored(before_app, token)
 
     app = make_app(tmp_path / "data")  # the server restarts

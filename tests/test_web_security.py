@@ -7,7 +7,7 @@ import pytest
 
 from tests.web_helpers import (GAME, PLAYERS, act, action_fields, alerts, body, csrf_headers,
                                find_form, import_record, join, new_game, phone_client, play,
-                               snapshot, submit, text, version)
+                               snapshot, stamp, submit, text, version)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 from tests.web_helpers import make_app
 
@@ -328,7 +328,7 @@ RESPONSES = {  # what to ask, with (app, host, phone, token); the status it answ
     "live fragment": (200, lambda app, host, phone, t: host.get(
         f"/g/{t}/live?v=0", headers={"HX-Request": "true"})),
     "poll, nothing new": (204, lambda app, host, phone, t: host.get(
-        f"/g/{t}/live?v={version(app, t)}", headers={"HX-Request": "true"})),
+        f"/g/{t}/live?v={stamp(app, t)}", headers={"HX-Request": "true"})),
     "join": (200, lambda app, host, phone, t: host.get(f"/g/{t}/join")),
     "me": (200, lambda app, host, phone, t: phone.get(f"/g/{t}/me")),
     "bid check": (200, lambda app, host, phone, t: phone.get(f"/g/{t}/me/check?amount=5")),

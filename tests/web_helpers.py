@@ -293,7 +293,26 @@ def stored(app, token):
 
 
 def version(app, token) -> int:
-    return app.config["STORE"].poll(token)[0]
+    """The game version a form sends back."""
+    return app.config["STORE"].game(token).version
+
+
+def refuse_writes(monkeypatch, store) -> None:
+    """From now on SQLite itself refuses every write of `store` (query_only): as a full or
+    read-only disk would, where no disk can be mounted."""
+    connection = store._connection
+
+    def refusing_writes(*args, **kwargs):
+        db = connection(*args, **kwargs)
+        db.execute("PRAGMA query_only = ON")
+        return db
+    monkeypatch.setattr(store, "_connection", refusing_writes)
+    store.close()  # the thread's next connection is a refusing one
+
+
+def stamp(app, token) -> int:
+    """What a screen's poll sends back (`?v=`): the stamp of the game it shows."""
+    return app.config["STORE"].stamp(token)
 
 
 def copy_session(source, target):

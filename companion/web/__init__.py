@@ -7,13 +7,17 @@ from flask import Flask, Response, g, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
+from ..cache import GameCache
 from ..cards import ROUNDS
 from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import StorageFault, Store
-from . import display, host, i18n, player, roles, security, settings, table
+from . import compress, display, host, i18n, player, roles, security, settings, table
 from .assets import assets
+from .polls import QuietPolls
+from .rendered import Rendered
+from .sessions import LazySessions
 
 ROOT = Path(__file__).resolve().parents[2]
 # The rules' numbers the templates show or enforce (R1, R2).
@@ -38,19 +42,24 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
         SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=1024 * 1024,
         STORE=store,
+        GAMES=GameCache(store),
+        RENDERED=Rendered(),
         HOST_KEY=store.secret("host_key"),
         LAN_URL=lan_url,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
                              [*names, urlsplit(lan_url).hostname if lan_url else ""] if name),
     )
+    app.session_interface = LazySessions()
     app.context_processor(_page_context)
     roles.init(app)
     security.init(app)
     i18n.init(app)
+    compress.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
+    app.wsgi_app = QuietPolls(app)
     return app
 
 

@@ -1,6 +1,6 @@
 """Applying a change a form sent, and the answer the device that sent it sees: the new
 state, a refusal in words, or what happened instead when another device came first."""
-from flask import make_response, redirect, render_template, request
+from flask import make_response, redirect, request
 
 from .. import games
 from ..phrase import Phrase
@@ -8,7 +8,8 @@ from ..refusal import Refusal
 from ..store import Conflict
 from . import races
 from .forms import form_dict, whole
-from .pages import game_or_404, store
+from .pages import changed, game_or_404, store
+from .rendered import screen
 from .roles import device
 from .views import public_message
 
@@ -17,13 +18,14 @@ def change(game: games.Game, action, partial: str, context, done: str, kind=None
     """Apply a change; on a refusal or a lost race, say why on the device that sent it and
     change nothing.
 
-    `action(version)` makes the change, of `kind` (by default the form's action);
+    `action(version)` makes the change, of `kind` (by default the form's action), and
+    returns the game as it left it;
     `partial` and `context` draw the live part of the page that sent it; `done` is where
     a browser without htmx goes next.
     """
     kind = kind or request.form.get("action")
     try:
-        action(version_sent())
+        latest = changed(action(version_sent()))
     except Refusal as refusal:
         message = public_message(refusal, not game.options.money_open)
         return respond(game, partial, context, status=422,
@@ -33,7 +35,6 @@ def change(game: games.Game, action, partial: str, context, done: str, kind=None
         return _lost(game_or_404(game.token, fresh=True), kind, partial, context)
     if not request.headers.get("HX-Request"):
         return redirect(done, 303)
-    latest = game_or_404(game.token, fresh=True)
     response = make_response(respond(latest, partial, context))
     if latest.state.lot != game.state.lot:  # a lot revealed or settled: the next step starts
         response.headers["HX-Reswap"] = "outerHTML show:window:top"  # with the page's top
@@ -78,6 +79,6 @@ def respond(game: games.Game, partial: str, context, status=200, **extra):
     htmx swaps only 2xx answers, so it gets 200 whatever the outcome.
     """
     if request.headers.get("HX-Request"):
-        return render_template(partial, **context(game, **extra))
+        return screen(game, partial, context, **extra)
     page = partial.removeprefix("_").replace("_live", "")
-    return render_template(page, **context(game, **extra)), status
+    return screen(game, page, context, **extra), status

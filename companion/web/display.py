@@ -1,22 +1,22 @@
 """The TV view: a read-only screen of one game for a second screen, a projector or a tablet
 in the middle of the table, in type readable from across the room; no forms."""
-from flask import Blueprint, render_template
+from flask import Blueprint
 
 from . import views
 from .pages import game_or_404, join_url, live_or_204
+from .rendered import screen
 
 blueprint = Blueprint("display", __name__)
 
 
 @blueprint.get("/g/<token>/tv")
 def display(token):
-    return render_template("display.html", **_context(game_or_404(token)))
+    return screen(game_or_404(token), "display.html", _context)
 
 
 @blueprint.get("/g/<token>/tv/live")
 def live(token):
-    return live_or_204(token, lambda game: render_template("_display_live.html",
-                                                           **_context(game)))
+    return live_or_204(token, lambda game: screen(game, "_display_live.html", _context))
 
 
 def _context(game) -> dict:

@@ -1,13 +1,13 @@
 """The game's history as the screens show it: each round's actions, who recorded each one
 and when, and the journal of undos, corrections and the host's settings, a page at a time
 (the latest first), so that a page costs the same however long the game."""
-import math
 import time
 from dataclasses import dataclass
 
 from ..games import Game
 from ..phrase import N_, Phrase, Series
 from ..record import parse_event
+from .paging import Paged, page_count, within
 from .views import describe, describe_event, payment_of, set_right
 
 # What one page of the history shows, the latest first.
@@ -34,21 +34,12 @@ class Round:
     lines: list[Line]
 
 
-@dataclass(frozen=True)
-class Paged:
-    """One page of a list the screens show the latest first: page 1 is the latest."""
-
-    items: list
-    page: int
-    pages: int
-
-
 def rounds(game: Game, labels: dict[int, str], page: int) -> Paged:
     """Page `page` (or the nearest there is) of the rounds: each round's actions, with
     their payments and signatures; `labels` name the devices the host granted host
     rights, by grant. Only the page's actions are put into words."""
     pages = _pages(_spans(game)) or [[]]
-    page = _within(page, len(pages))
+    page = within(page, len(pages))
     return Paged([Round(number, [_line(game, index, labels) for index in range(first, end)])
                   for number, first, end in pages[page - 1]], page, len(pages))
 
@@ -88,11 +79,6 @@ def _pages(spans) -> list[list[tuple[int, int, int]]]:
     return pages + [page] if page else pages
 
 
-def _within(page: int, pages: int) -> int:
-    """The page asked for, or the first or the last one if it is out of range."""
-    return min(max(page, 1), pages)
-
-
 def signature(game: Game, by: str | None, at: float | None, labels) -> Phrase | None:
     """'recorded by Bert's phone at 21:14'; None for actions from before signatures."""
     if by is None:
@@ -124,8 +110,8 @@ def clock(at: float) -> str:
 def journal(game: Game, labels, page: int) -> Paged:
     """Page `page` (or the nearest there is) of the undos, corrections and settings,
     newest first, each with the coins it moved."""
-    pages = max(1, math.ceil(len(game.journal) / ENTRIES_PER_PAGE))
-    page = _within(page, pages)
+    pages = page_count(len(game.journal), ENTRIES_PER_PAGE)
+    page = within(page, pages)
     end = len(game.journal) - (page - 1) * ENTRIES_PER_PAGE
     entries = []
     for at, by, entry in reversed(game.journal[max(0, end - ENTRIES_PER_PAGE):end]):

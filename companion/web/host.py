@@ -5,7 +5,7 @@ import secrets
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 
-from .. import games
+from .. import games, listing
 from ..cards import DEFAULT_FAMILIES
 from ..phrase import N_, Phrase
 from ..record import FORMAT, loads
@@ -14,12 +14,14 @@ from ..setup import check_families, check_players, clean_family
 from .forms import whole
 from .i18n import english_families
 from .pages import store
+from .paging import Paged, page_count, within
 from .roles import is_host, make_host
 from .throttle import Throttle
 
 blueprint = Blueprint("host", __name__)
 CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
 MAX_LABEL_LENGTH = 40
+GAMES_PER_PAGE = 20  # of the host's list
 
 
 @blueprint.get("/")
@@ -149,9 +151,18 @@ def _create(record, options, form):
 
 
 def _home(form=None, error=None):
-    """The host's page: every game (one whose log no longer replays, marked so), the
-    forms, the devices granted host rights."""
-    return render_template("home.html", games=games.listed(store()), form=form, error=error,
+    """The host's page: a page of the games (one whose log no longer replays, marked so),
+    the forms, the devices granted host rights."""
+    return render_template("home.html", listed=_listed(), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            grants=store().grants(), lan_url=current_app.config["LAN_URL"],
                            host_key=store().secret("host_key"))
+
+
+def _listed() -> Paged:
+    """The page of the games asked for (`?page=`, the newest first; page 1 if the number
+    is not one, the last one if there are fewer pages): what the list shows of each."""
+    pages = page_count(store().game_count(), GAMES_PER_PAGE)
+    page = within(whole(request.args.get("page")) or 1, pages)
+    return Paged(listing.listed(store(), (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE),
+                 page, pages)

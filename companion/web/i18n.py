@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from ..cards import DEFAULT_FAMILIES, Card
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
+from .assets import serves_asset
 
 LANGUAGES = {"en": "English", "fr": "Français"}
 DEFAULT = "en"
@@ -45,9 +46,23 @@ def init(app) -> None:
     app.jinja_env.filters["family"] = family_label
     app.jinja_env.filters["started"] = started
     app.register_blueprint(blueprint)
-    app.context_processor(lambda: {"language": str(get_locale() or DEFAULT),
+    app.context_processor(lambda: {"language": current_language(),
                                    "languages": LANGUAGES, "here": _here()})
     app.after_request(_vary)
+
+
+def current_language() -> str:
+    """The request's language, looked up once per request (a page says a hundred things)."""
+    if "language" not in g:
+        g.language = str(get_locale() or DEFAULT)
+    return g.language
+
+
+def catalog():
+    """The translations of the request's language, looked up once per request."""
+    if "catalog" not in g:
+        g.catalog = get_translations()
+    return g.catalog
 
 
 def language() -> str:
@@ -100,8 +115,10 @@ def _here() -> str:
 
 
 def _vary(response):
-    """A page depends on the language chosen: no cache may give it to another device."""
-    response.vary.update(("Accept-Language", "Cookie"))
+    """A page depends on the language chosen: no cache may give it to another device.
+    The static files and htmx are the same in every language, for every device."""
+    if not serves_asset(response):
+        response.vary.update(("Accept-Language", "Cookie"))
     return response
 
 
@@ -158,7 +175,7 @@ def _fill(template: str, params: dict) -> str:
 def _format(template: str, values: dict) -> str:
     """The translated template filled in; a translation that does not fit falls back to English."""
     try:
-        return elide(gettext(template), values).format(**values)
+        return elide(catalog().ugettext(template), values).format(**values)
     except (KeyError, IndexError, ValueError, AttributeError):
         return template.format(**values)
 
@@ -174,7 +191,7 @@ _VOWELS = set("aeiouyàâäéèêëîïôöùûüœæ")
 def elide(template: str, values: dict) -> str:
     """In French, the template with each elidable word before a vowel-initial name
     (a parameter written {name} or %(name)s) elided."""
-    if str(get_locale()) != "fr":
+    if current_language() != "fr":
         return template
 
     def elided(match) -> str:
@@ -190,14 +207,14 @@ def elide(template: str, values: dict) -> str:
 @pass_context
 def _template_gettext(context, string: str, **variables):
     """The templates' gettext (Jinja's newstyle, as Flask-Babel installs it) with elision."""
-    text = elide(get_translations().ugettext(string), variables)
+    text = elide(catalog().ugettext(string), variables)
     return (Markup(text) if context.eval_ctx.autoescape else text) % variables
 
 
 @pass_context
 def _template_ngettext(context, singular: str, plural: str, number: int, **variables):
     variables.setdefault("num", number)
-    text = elide(get_translations().ungettext(singular, plural, number), variables)
+    text = elide(catalog().ungettext(singular, plural, number), variables)
     return (Markup(text) if context.eval_ctx.autoescape else text) % variables
 
 

@@ -1,7 +1,8 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
-from flask import abort, current_app, g, request, session, url_for
+from flask import abort, current_app, g, request, url_for
 
 from .. import games
+from ..store import Store
 
 
 def store():
@@ -12,10 +13,17 @@ def game_or_404(token: str, fresh: bool = False) -> games.Game:
     """The game, read once per request (`fresh`: read again, after a change)."""
     games_read = g.setdefault("games", {})
     if fresh or token not in games_read:
-        games_read[token] = games.load(store(), token)
+        games_read[token] = current_app.config["GAMES"].game(token)
     if games_read[token] is None:
         abort(404)
     return games_read[token]
+
+
+def changed(game: games.Game) -> games.Game:
+    """`game` as a change this request made left it: the one every page shows from now."""
+    current_app.config["GAMES"].keep(game)
+    g.setdefault("games", {})[game.token] = game
+    return game
 
 
 def join_url(game: games.Game) -> str | None:
@@ -24,14 +32,20 @@ def join_url(game: games.Game) -> str | None:
     return lan and lan + url_for("player.join", token=game.token)
 
 
-def live_or_204(token: str, render, seated: bool = False):
-    """The fresh live part of a page, or 204 with no body if nothing changed: neither
-    the game nor, on a `seated` player's page, whether the device still holds its seat."""
-    seat_token = session.get("seats", {}).get(token) if seated else None
-    found = store().poll(token, seat_token)
+def unchanged(store: Store, token: str, sent: str | None) -> bool | None:
+    """Whether the game's stamp is still `sent`, the one a screen shows (None for an
+    unknown game)."""
+    stamp = store.stamp(token)
+    return None if stamp is None else str(stamp) == sent
+
+
+def live_or_204(token: str, render):
+    """The fresh live part of a page, or 204 with no body if the game's stamp is the one
+    the page shows (`v`): nothing about the game or its seats changed. (Most such polls
+    are answered before Flask, by polls.QuietPolls.)"""
+    found = unchanged(store(), token, request.args.get("v"))
     if found is None:
         abort(404)
-    version, seat_held = found
-    if str(version) == request.args.get("v") and seat_held:
+    if found:
         return "", 204
     return render(game_or_404(token, fresh=True))

@@ -10,6 +10,7 @@ from ..events import Bid, Pass
 from .forms import parse_amount, whole
 from .changes import change
 from .pages import game_or_404, live_or_204, store
+from .rendered import screen
 from .roles import access, device, is_host, seat_of, why_not_record
 
 blueprint = Blueprint("player", __name__)
@@ -68,18 +69,18 @@ def me(token):
     game = game_or_404(token)
     if seat_of(game) is None:
         return redirect(url_for("player.join", token=token))
-    return render_template("me.html", **_context(game))
+    return screen(game, "me.html", _context)
 
 
 @blueprint.get("/g/<token>/me/live")
 def me_live(token):
-    return live_or_204(token, _me_live, seated=True)
+    return live_or_204(token, _me_live)
 
 
 def _me_live(game):
     if seat_of(game) is None:
         return render_template("_seat_lost.html", game=game)
-    return render_template("_me_live.html", **_context(game))
+    return screen(game, "_me_live.html", _context)
 
 
 @blueprint.get("/g/<token>/me/check")

@@ -166,13 +166,17 @@ def make_host(label: str) -> None:
 def host_header_ok() -> bool:
     """The Host header is a loopback name or address, an address of this machine, or a
     name the server was given (--name, the LAN address it announces)."""
+    return names_this_server(request.host, current_app.config["HOST_NAMES"])
+
+
+@lru_cache(maxsize=256)  # a table's devices send one or two Host headers, each request
+def names_this_server(host: str, names: frozenset) -> bool:
+    """Whether `host` (a Host header) names this server, given the names it was given."""
     try:
-        name = (urlsplit("//" + request.host).hostname or "").rstrip(".")
+        name = (urlsplit("//" + host).hostname or "").rstrip(".")
     except ValueError:  # "[::1", a port that is no number...
         return False
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    if name in current_app.config["HOST_NAMES"]:
+    if name == "localhost" or name.endswith(".localhost") or name in names:
         return True
     try:
         return _own_address(ipaddress.ip_address(name))

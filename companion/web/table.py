@@ -19,7 +19,8 @@ from .chart import chart_key, coins_chart
 from .history import journal, rounds
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .changes import change, device_labels, race_outcome, version_sent
-from .pages import game_or_404, join_url, live_or_204, store
+from .pages import changed, game_or_404, join_url, live_or_204, store
+from .rendered import screen
 from .roles import access, check_event, device, seat_of
 
 blueprint = Blueprint("table", __name__)
@@ -27,14 +28,12 @@ blueprint = Blueprint("table", __name__)
 
 @blueprint.get("/g/<token>")
 def table(token):
-    game = game_or_404(token)
-    return render_template("table.html", **_context(game))
+    return screen(game_or_404(token), "table.html", _context)
 
 
 @blueprint.get("/g/<token>/live")
 def live(token):
-    return live_or_204(token, lambda game: render_template("_table_live.html",
-                                                           **_context(game)))
+    return live_or_204(token, lambda game: screen(game, "_table_live.html", _context))
 
 
 @blueprint.post("/g/<token>/act")
@@ -135,7 +134,7 @@ def _rewrite(game, index: int, kind: str, action):
     a lost race (the event may be gone), what happened instead, on that page if the event
     is still there, else on the history."""
     try:
-        action(version_sent())
+        changed(action(version_sent()))
     except Refusal as refusal:
         message = views.public_message(refusal, not game.options.money_open)
         if index >= len(game.events):
@@ -168,7 +167,7 @@ def _number_or_404(number: str) -> int:
 
 
 def _edit_page(game, index, values, message=None):
-    before = game.states[index]
+    before = game.state_at(index)
     event = game.events[index]
     return render_template("edit.html", game=game, index=index, event=event, values=values,
                            own=form_values(game.setup, event),
@@ -183,11 +182,14 @@ def _edit_page(game, index, values, message=None):
 
 @blueprint.get("/g/<token>/score")
 def score(token):
-    game = game_or_404(token)
-    state = game.state
-    return render_template("score.html", game=game, score=state.score(),
-                           chart=coins_chart(game) if state.finished else None,
-                           key=chart_key(game) if state.finished else None)
+    return screen(game_or_404(token), "score.html", _score)
+
+
+def _score(game) -> dict:
+    finished = game.state.finished
+    return dict(game=game, score=game.state.score(),
+                chart=coins_chart(game) if finished else None,
+                key=chart_key(game) if finished else None)
 
 
 @blueprint.get("/g/<token>/record.json")

@@ -257,11 +257,12 @@ def best_bid(state: GameState, seat: int) -> int | None:
 
 def describe(game: Game, index: int) -> Phrase:
     """Event `index` in plain words, for the history and for notes."""
-    event, auction = game.events[index], game.states[index].auction
+    event, before, after = game.events[index], game.state_at(index), game.state_at(index + 1)
+    auction = before.auction
     if isinstance(event, Free) and auction is not None and auction.high == 0:
         return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R8)"),
                       player=game.setup.players[auction.leader])
-    paid = not isinstance(event, Penalty) or game.states[index + 1].pot != game.states[index].pot
+    paid = not isinstance(event, Penalty) or after.pot != before.pot
     return describe_event(game, event, paid)
 
 
@@ -302,10 +303,25 @@ def describe_event(game: Game, event, paid: bool = True) -> Phrase:
     return Phrase(event.kind)
 
 
+# How often, in milliseconds, a game screen's live part asks for news (static/app.js polls,
+# and every 30 s while the page is hidden): every second while a lot is on the table (its
+# live auction included), slower between rounds, slowest once the game is over.
+POLL_LOT, POLL_BETWEEN_ROUNDS, POLL_OVER = 1000, 3000, 15000
+
+
+def poll_interval(game: Game) -> int:
+    """How often a screen showing `game` polls now (ms). A live auction only runs while
+    its lot is on the table, so the lot alone tells when a bid can come at any moment."""
+    state = game.state
+    if state.finished:
+        return POLL_OVER
+    return POLL_LOT if state.lot else POLL_BETWEEN_ROUNDS
+
+
 def status(game: Game) -> dict:
-    """What the status bar of every game screen shows."""
+    """What the status bar of every game screen shows, and how often its live part polls."""
     payment = last_payment(game)
-    return dict(game=game, state=game.state, payment=payment,
+    return dict(game=game, state=game.state, payment=payment, poll=poll_interval(game),
                 earlier=earlier_payment(game, payment),
                 lot=[card_view(game, card) for card in game.state.lot],
                 families=[(SYMBOLS[index], look(index), family_label(name))
@@ -316,7 +332,7 @@ def payment_of(game: Game, index: int) -> Phrase | None:
     """The payment event `index` brought, if it was a sale."""
     if not isinstance(game.events[index], Sold):
         return None
-    before, after = game.states[index], game.states[index + 1]
+    before, after = game.state_at(index), game.state_at(index + 1)
     if after.last_sale is before.last_sale:
         return FREE_AT_ZERO
     return after.last_sale.instructions_phrase
@@ -331,12 +347,12 @@ def handover(game: Game, index: int) -> Phrase | None:
         return Phrase(N_("{buyer} pays {seller} {price} for {card}"), buyer=event.buyer,
                       seller=event.seller, price=event.price,
                       card=str(card_view(game, event.card)))
-    if isinstance(event, Penalty) and game.states[index + 1].pot != game.states[index].pot:
+    if isinstance(event, Penalty) and game.state_at(index + 1).pot != game.state_at(index).pot:
         return Phrase(N_("{player} puts 1 coin into the pot (forbidden bid)"),
                       player=event.player)
     if isinstance(event, Free):
         return Phrase(N_("No money moves: {start} takes the lot for free (R9)"),
-                      start=game.states[index].start_player)
+                      start=game.state_at(index).start_player)
     if isinstance(event, Overbid):
         return describe(game, index)
     return payment_of(game, index)

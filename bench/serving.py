@@ -1,0 +1,123 @@
+"""The servers the benchmarks time, each in a process of its own, on 127.0.0.1 with the
+table's waitress configuration (companion.serve):
+
+    python bench/serving.py bare
+    python bench/serving.py companion DATA_DIR [--game RECORD]
+
+`bare` is a Flask app whose only route (/) answers an empty 204: the floor any request
+stands on. `companion` is the table's app on DATA_DIR, with the game of RECORD imported
+first if given. Prints its port (and the game's token) on one line, then serves until
+stopped, or until its standard input closes: the benchmark that started it has ended,
+however it ended. A benchmark starts one with `started`.
+"""
+import argparse
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask
+
+from companion import games
+from companion.serve import create_server, waitress_options
+from companion.web import create_app
+
+HOST = "127.0.0.1"
+# The bare app takes uploads as large as the table's app does (MAX_CONTENT_LENGTH), so
+# that waitress_options gives both the same configuration.
+MAX_UPLOAD = 1024 * 1024
+STARTS_WITHIN = 30.0  # seconds: the server prints its port by then, or the benchmark fails
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running server process: where it listens, and the game imported, if any."""
+
+    pid: int
+    port: int
+    token: str | None
+
+
+@contextmanager
+def started(*args: str):
+    """A server of this script (`args` as on its command line); stopped on leaving."""
+    process = subprocess.Popen([sys.executable, __file__, *args], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    timer = threading.Timer(STARTS_WITHIN, process.kill)
+    timer.start()
+    try:
+        ready = process.stdout.readline().split()
+        timer.cancel()
+        if not ready:
+            raise SystemExit(f"the {args[0]} server did not start")
+        yield Server(process.pid, int(ready[0]), ready[1] if len(ready) > 1 else None)
+    finally:
+        timer.cancel()
+        _stop(process)
+
+
+def load_average() -> str:
+    """The machine's load average over 1, 5 and 15 minutes: what else it runs."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the server: SIGTERM, then SIGKILL if it is still there after 5 s."""
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def bare_app():
+    """A Flask app with one route, /, that answers an empty 204."""
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
+    app.add_url_rule("/", "empty", lambda: ("", 204))
+    return app
+
+
+def companion_app(data_dir: str, record: Path | None):
+    """The table's app on `data_dir`, and the token of the game of `record` (or None)."""
+    app = create_app(data_dir)
+    if record is None:
+        return app, None
+    game = json.loads(record.read_text(encoding="utf-8"))
+    return app, games.create(app.config["STORE"], game, games.Options())
+
+
+def _end_with_stdin() -> None:
+    """Exit when standard input closes: the benchmark that started this process is gone."""
+    sys.stdin.read()
+    os._exit(0)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kind", choices=["bare", "companion"])
+    parser.add_argument("data_dir", nargs="?")
+    parser.add_argument("--game", type=Path, metavar="RECORD")
+    args = parser.parse_args(argv)
+    if args.kind == "companion" and not args.data_dir:
+        parser.error("the companion server needs a DATA_DIR")
+    if args.kind == "bare":
+        app, token = bare_app(), None
+    else:
+        app, token = companion_app(args.data_dir, args.game)
+    # waitress warns of each request that waits for a thread: what a load test is for
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    server = create_server(app, host=HOST, port=0, **waitress_options(app))
+    print(server.effective_port, *([token] if token else []), flush=True)
+    threading.Thread(target=_end_with_stdin, daemon=True).start()
+    server.run()
+
+
+if __name__ == "__main__":
+    main()

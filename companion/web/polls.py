@@ -1,0 +1,46 @@
+"""The answer to the request a café sends most: a screen's poll that finds nothing new.
+
+Each screen asks every second or so whether its game's stamp is still the one it shows
+(`GET /g/<token>/live?v=<stamp>`, likewise `/me/live` and `/tv/live`). Such a poll is
+answered here, in front of Flask: the Host header checked as for every request (see
+roles), one query on the thread's open connection, and a 204 with no body and the usual
+security headers. Anything else, or any doubt, goes on to Flask, which answers it the
+same way (`pages.live_or_204`) or draws the screen afresh.
+"""
+import re
+from urllib.parse import parse_qsl
+
+from ..store import StorageFault
+from .pages import unchanged
+from .roles import names_this_server
+from .security import HEADERS
+
+POLLS = re.compile(r"/g/([A-Za-z0-9_-]{1,64})/(?:me/|tv/)?live")
+NOTHING_NEW = [*HEADERS.items(), ("Content-Length", "0")]
+
+
+class QuietPolls:
+    """WSGI middleware: 204 for a poll whose game has not changed, before Flask."""
+
+    def __init__(self, app):
+        self.app, self.flask = app, app.wsgi_app
+
+    def __call__(self, environ, start_response):
+        if self._nothing_new(environ):
+            start_response("204 NO CONTENT", list(NOTHING_NEW))
+            return []
+        return self.flask(environ, start_response)
+
+    def _nothing_new(self, environ) -> bool:
+        if environ.get("REQUEST_METHOD") != "GET":
+            return False
+        polled = POLLS.fullmatch(environ.get("PATH_INFO", ""))
+        host = environ.get("HTTP_HOST")
+        if polled is None or not host or not names_this_server(
+                host, self.app.config["HOST_NAMES"]):
+            return False
+        sent = dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v")
+        try:
+            return bool(unchanged(self.app.config["STORE"], polled.group(1), sent))
+        except StorageFault:
+            return False  # Flask says so in words

@@ -1,0 +1,76 @@
+"""Each game screen rendered once per game stamp, view and language, and given as it is
+to every device that shows the same: the table's screens, the TV view, a seat's phone.
+
+What differs from one device to the next is in the key (whether it is a host device,
+which seat it holds, the language, whether htmx asked) or is put in at the last moment
+(its CSRF token: rendered as a placeholder, replaced in the kept HTML). A page with a
+message for one device (a refusal, a lost race) is rendered for it alone. Only the
+latest stamp of a game is kept, and at most BUDGET characters in all.
+"""
+import secrets
+import threading
+from collections import OrderedDict
+
+from flask import current_app, render_template, request
+from flask_babel import get_locale
+
+from .roles import device
+from .security import csrf_token
+
+PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
+BUDGET = 8 * 1024 * 1024  # characters of HTML kept (a screen is 5-15 thousand)
+
+
+class Rendered:
+    """Rendered screens of the latest stamp of each game, least recently used dropped."""
+
+    def __init__(self, budget: int = BUDGET):
+        self.budget, self.size = budget, 0
+        self._games: OrderedDict[str, tuple[int, dict]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, token: str, stamp: int, key: tuple) -> str | None:
+        with self._lock:
+            kept = self._games.get(token)
+            if kept is None or kept[0] != stamp:
+                return None
+            self._games.move_to_end(token)
+            return kept[1].get(key)
+
+    def put(self, token: str, stamp: int, key: tuple, html: str) -> None:
+        with self._lock:
+            kept_stamp, pages = self._games.get(token, (stamp, {}))
+            if kept_stamp > stamp:
+                return  # a later change is kept already
+            if kept_stamp < stamp:
+                self.size -= sum(map(len, pages.values()))
+                pages = {}
+            self.size += len(html) - len(pages.get(key, ""))
+            pages[key] = html
+            self._games[token] = (stamp, pages)
+            self._games.move_to_end(token)
+            while self.size > self.budget and len(self._games) > 1:
+                _, (_, dropped) = self._games.popitem(last=False)
+                self.size -= sum(map(len, dropped.values()))
+
+
+def screen(game, template: str, context, **extra) -> str:
+    """`template` drawn with `context(game, **extra)`: from the kept screens when nothing
+    is meant for this device alone (no `extra`), else rendered for it."""
+    if any(value is not None for value in extra.values()):
+        return render_template(template, **context(game, **extra))
+    kept, key = current_app.config["RENDERED"], _key(game, template)
+    html = kept.get(game.token, game.stamp, key)
+    if html is None:
+        html = render_template(template, **context(game), csrf_token=PLACEHOLDER)
+        kept.put(game.token, game.stamp, key, html)
+    return html.replace(PLACEHOLDER, csrf_token())
+
+
+def _key(game, template: str) -> tuple:
+    """What, besides the game's stamp, decides how `template` looks on this device."""
+    here = device(game)
+    arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
+                             if name != "v"))
+    return (template, str(get_locale()), request.headers.get("HX-Request") == "true",
+            here.host, here.seat, request.method == "GET" and arguments)

@@ -1,0 +1,96 @@
+"""The caches change nothing a player sees: a game kept in memory and changed there is the
+game read again from the database; a screen kept for one device is what another device
+showing the same gets, with its own CSRF token; several servers on one data directory see
+each other's changes."""
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from companion import games
+from companion.record import dump_record
+from tests.strategies import games as legal_games
+from tests.web_helpers import (FIRST_SALE, GAME, act, find_form, join, make_app, new_game,
+                               page_headers, phone_client, play, stamp, text)
+from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
+
+KEPT = ("version", "stamp", "events", "signatures", "journal", "moves", "seats", "options")
+
+
+def same_game(kept: games.Game, read: games.Game) -> None:
+    for name in KEPT:
+        assert getattr(kept, name) == getattr(read, name), name
+    assert kept.state == read.state and kept.states == read.states
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(game=legal_games(), data=st.data())
+def test_a_game_changed_in_memory_is_the_game_read_again(tmp_path_factory, game, data):
+    """Each action folds only its own event onto the kept state (R11: the state is the fold
+    of the log); undos and corrections fold from where they change the log."""
+    store = make_app(tmp_path_factory.mktemp("data")).config["STORE"]
+    token = games.create(store, dump_record(game.setup, []), games.Options())
+    kept = games.load(store, token)
+    for event in game.events:
+        kept = games.append(store, kept, kept.version, event, "host")
+        if not kept.locked and data.draw(st.integers(0, 9)) == 0:  # an undo, then again
+            kept = games.undo(store, kept, kept.version, "host")
+            same_game(kept, games.load(store, token))
+            kept = games.append(store, kept, kept.version, event, "host")
+    same_game(kept, games.load(store, token))
+    if kept.events and not kept.locked:
+        index = data.draw(st.integers(0, len(kept.events) - 1))
+        kept = games.correct(store, kept, kept.version, index, kept.events[index], "host")
+        same_game(kept, games.load(store, token))
+
+
+def test_a_kept_screen_carries_each_device_its_own_csrf_token(app, game):
+    """Two host devices get the same table screen, each with the token its forms need."""
+    first, second = app.test_client(), app.test_client()
+    pages = [first.get(f"/g/{game}"), second.get(f"/g/{game}")]
+    tokens = [page_headers(page)["X-CSRF-Token"] for page in pages]
+    assert tokens[0] != tokens[1]
+    assert [page.get_data(as_text=True).replace(token, "")
+            for page, token in zip(pages, tokens)] == [
+        pages[0].get_data(as_text=True).replace(tokens[0], "")] * 2
+    for client in (first, second):  # each device's own form is taken
+        play(client, game, GAME[:1])
+        play(client, game, [("undo",)])
+
+
+def test_a_kept_screen_is_never_shown_to_another_role_or_language(app, host, phone, game):
+    join(phone, game, "Bert")
+    viewer = phone_client(app, "198.18.0.9")
+    french = app.test_client()
+    french.set_cookie("lang", "fr")
+    host.get(f"/g/{game}")  # kept for the host, in English
+    assert find_form(host.get(f"/g/{game}"), "action-reveal")
+    assert "take a seat to record" in text(viewer.get(f"/g/{game}"))
+    assert "Bert" in text(phone.get(f"/g/{game}/me"))
+    assert "Historique" in text(french.get(f"/g/{game}"))
+    assert "Historique" not in text(host.get(f"/g/{game}"))
+
+
+def test_two_servers_on_one_data_directory_see_each_others_changes(tmp_path):
+    """Caches are keyed by the stamp read from the database, so a second server process
+    never shows a game as it was before the first one changed it."""
+    one, two = make_app(tmp_path / "data"), make_app(tmp_path / "data")
+    host_one, host_two = one.test_client(), two.test_client()
+    token = new_game(host_one)
+    assert "Reveal" in text(host_two.get(f"/g/{token}"))  # kept by the second server
+    play(host_one, token, GAME[:2])
+    shown = text(host_two.get(f"/g/{token}"))
+    assert all(words in shown for words in FIRST_SALE)
+    assert host_two.get(f"/g/{token}/live?v={stamp(two, token)}").status_code == 204
+    play(host_two, token, GAME[2:3])  # the second server records on from there
+    assert stamp(one, token) == stamp(two, token)
+    assert host_one.get(f"/g/{token}/live?v={stamp(two, token)}").status_code == 204
+
+
+def test_a_seat_taken_or_freed_moves_the_stamp(app, host, phone, game):
+    """Seats are not part of the game's version, but the screens show them."""
+    before = stamp(app, game)
+    join(phone, game, "Bert")
+    taken = stamp(app, game)
+    assert taken != before
+    assert "Bert" in text(host.get(f"/g/{game}/live?v={before}", headers={"HX-Request": "true"}))
+    act(host, game, "reveal", "red 1", "blue 5")
+    assert stamp(app, game) != taken
