@@ -46,8 +46,9 @@ class Options:
 
 class Game:
     """A stored game: settings, the event log, and the state after its last event and
-    the one before it; every state along the log (`states`) is worked out again when
-    asked for (the history, a correction), so that a game kept in memory stays small.
+    the one before it; every state along the log (`states`) is worked out when first
+    asked for (the history, a correction, the chart) and kept until the next change
+    (which starts from the last two), so that a game kept in memory stays small.
     A Refusal if the log no longer replays."""
 
     def __init__(self, stored: StoredGame):
@@ -325,10 +326,13 @@ def _write(store: Store, game: Game, version: int, by: str, keep: int, change, s
         "kind": kind, "index": keep, "moves": moves,
         "old": [dump_event(event) for event in game.events[keep:keep + skip]],
         "new": [dump_event(event) for event in change]})
-    stamp = store.write_events(game.token, version, keep,
-                               [(dump_event(event), *signature)
-                                for event, signature in zip(events, signatures)], moves, journal)
-    return game.changed(version + 1, stamp, keep, events, signatures, states, moves, journal)
+    before, after = store.write_events(game.token, version, keep,
+                                       [(dump_event(event), *signature)
+                                        for event, signature in zip(events, signatures)],
+                                       moves, journal)
+    if before != game.stamp:  # a seat was taken or freed meanwhile: read it all again
+        return load(store, game.token)
+    return game.changed(version + 1, after, keep, events, signatures, states, moves, journal)
 
 
 def _check_room(game: Game, size: int, kind: str | None) -> None:

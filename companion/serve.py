@@ -111,23 +111,25 @@ def serve_processes(make_app, listening: socket.socket, count: int) -> None:
     """`count` processes, each with its own app from `make_app()` and its own caches
     (kept right by the stamps in the database), taking turns at `listening`: the system
     gives each new connection to one of them. Stopped all together (Ctrl+C, SIGTERM)."""
-    children = []
+    running = set()
     for _ in range(count):
         child = os.fork()
         if child == 0:
             _child(make_app, listening)
-        children.append(child)
+        running.add(child)
     listening.close()
 
     def stop(*_) -> None:
-        for child in children:
+        for child in running:
             os.kill(child, signal.SIGTERM)
     signal.signal(signal.SIGTERM, stop)
-    try:
-        for child in children:
-            os.waitpid(child, 0)
-    except KeyboardInterrupt:
-        stop()
+    while running:
+        try:
+            running.discard(os.waitpid(-1, 0)[0])
+        except KeyboardInterrupt:
+            stop()
+        except ChildProcessError:  # none left
+            break
 
 
 def _child(make_app, listening: socket.socket) -> None:

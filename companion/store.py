@@ -64,8 +64,8 @@ CREATE TABLE IF NOT EXISTS seats (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-# A game's stamp moves with every change to what it shows: its events, seats, settings,
-# version and moves, whoever makes the change (this server, another process on the same
+# A game's stamp moves with every change to what it shows: its events, seats, journal,
+# settings, version and moves, whoever makes the change (this server, another process on the same
 # data directory, or someone editing the database by hand). Screens poll it and caches are
 # keyed by it.
 _STAMP_TRIGGERS = tuple(
@@ -77,6 +77,9 @@ _STAMP_TRIGGERS = tuple(
         ("seat_taken", "INSERT ON seats", "NEW.game_id"),
         ("seat_changed", "UPDATE ON seats", "NEW.game_id"),
         ("seat_freed", "DELETE ON seats", "OLD.game_id"),
+        ("journal_added", "INSERT ON journal", "NEW.game_id"),
+        ("journal_edited", "UPDATE ON journal", "NEW.game_id"),
+        ("journal_removed", "DELETE ON journal", "OLD.game_id"),
         ("game_changed", "UPDATE OF header, options, version, moves, code ON games", "NEW.id")))
 # Columns added since the first data directories: added on start when missing.
 _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
@@ -176,7 +179,7 @@ class Store:
                                                     _first_problem(report)))
                 self._prepare(db)
         except sqlite3.Error as error:
-            raise StorageFault(_start_fault(self.path, error.sqlite_errorcode, error)) from None
+            raise StorageFault(_start_fault(self.path, _code(error), error)) from None
         self._file = _identity(self.path)
         self._local = threading.local()  # each thread's connection, kept between requests
 
@@ -269,11 +272,12 @@ class Store:
             return [self._read(db, token) for (token,) in tokens]
 
     def write_events(self, token: str, version: int, keep: int, entries,
-                     moves: dict | None = None, journal: tuple | None = None) -> int:
+                     moves: dict | None = None,
+                     journal: tuple | None = None) -> tuple[int, int]:
         """Keep the first `keep` events, append `entries` ((event, who, when) each);
         Conflict if the game moved on. `moves`: for an undo or a correction, the coins
         it moved (None for an action); `journal`: (when, who, entry) to keep about it.
-        Returns the game's new stamp."""
+        Returns the game's stamp before the change and after it."""
         with self._change(token, version) as (db, game_id, stamped):
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
             self._insert_events(db, game_id, keep, entries)
@@ -281,7 +285,7 @@ class Store:
                        (None if moves is None else json.dumps(moves), game_id))
             if journal is not None:
                 self._note(db, game_id, journal)
-        return stamped[0]
+        return stamped[0], stamped[1]
 
     def set_options(self, token: str, options: dict, journal: tuple) -> None:
         """Change a game's companion settings; every screen follows (the version moves on)."""
@@ -344,12 +348,13 @@ class Store:
     @contextmanager
     def _change(self, token: str, version: int):
         """A write transaction on one game's log that bumps its version; the list it yields
-        holds the game's stamp after the change, once made."""
-        stamped = []
+        holds the game's stamp before the change and, once made, after it."""
         with self._write() as db:
-            row = db.execute("SELECT id, version FROM games WHERE token = ?", (token,)).fetchone()
+            row = db.execute("SELECT id, version, stamp FROM games WHERE token = ?",
+                             (token,)).fetchone()
             if row is None or row[1] != version:
                 raise Conflict(token)
+            stamped = [row[2]]
             yield db, row[0], stamped
             db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (row[0],))
             stamped.append(db.execute("SELECT stamp FROM games WHERE id = ?",
@@ -408,7 +413,7 @@ class Store:
                     raise
                 db.execute("COMMIT")
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode & 0xFF not in _DISK_ERRORS:
+            if _code(error) not in _DISK_ERRORS:
                 raise
             raise StorageFault(self._disk_fault(error)) from error
 
@@ -418,7 +423,7 @@ class Store:
         directory = self.path.parent
         if not os.access(directory, os.W_OK):
             return READ_ONLY
-        if (error.sqlite_errorcode == sqlite3.SQLITE_FULL
+        if (_code(error) == sqlite3.SQLITE_FULL
                 or shutil.disk_usage(directory).free < ROOM):
             return DISK_FULL
         return READ_ONLY
@@ -450,7 +455,7 @@ class Store:
         try:
             yield db
         except sqlite3.Error as error:
-            if error.sqlite_errorcode & 0xFF not in _DISK_ERRORS:
+            if _code(error) not in _DISK_ERRORS:
                 self._forget()
             raise
         finally:
@@ -479,7 +484,7 @@ class Store:
             db.execute("PRAGMA schema_version")  # opens the index now
         except sqlite3.OperationalError as error:
             db.close()
-            if error.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_IOERR,
+            if _code(error) not in (sqlite3.SQLITE_IOERR,
                                                       sqlite3.SQLITE_CANTOPEN):
                 raise
             return self._connection("mode=ro&immutable=1")
@@ -545,6 +550,11 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def _code(error: sqlite3.Error) -> int:
+    """SQLite's primary error code of `error` (0 for an error Python's module raised)."""
+    return (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
 
 
 def _loads(text):

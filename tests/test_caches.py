@@ -5,7 +5,7 @@ each other's changes."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion import games
-from companion.record import dump_record
+from companion.record import dump_record, parse_event
 from tests.strategies import games as legal_games
 from tests.web_helpers import (FIRST_SALE, GAME, act, find_form, join, make_app, new_game,
                                page_headers, phone_client, play, stamp, text)
@@ -94,3 +94,16 @@ def test_a_seat_taken_or_freed_moves_the_stamp(app, host, phone, game):
     assert "Bert" in text(host.get(f"/g/{game}/live?v={before}", headers={"HX-Request": "true"}))
     act(host, game, "reveal", "red 1", "blue 5")
     assert stamp(app, game) != taken
+
+
+def test_a_seat_taken_while_an_action_is_recorded_is_in_the_game_it_returns(app, game):
+    """A seat moves the stamp, not the version: an action sent from the game as it was
+    before still counts, and the game kept after it holds the seat (read again)."""
+    store = app.config["STORE"]
+    before = games.load(store, game)
+    store.claim_seat(game, 1)
+    lot = parse_event({"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                                   {"family": "blue", "number": 5}]})
+    after = games.append(store, before, before.version, lot, "host")
+    same_game(after, games.load(store, game))
+    assert 1 in after.seats

@@ -8,7 +8,10 @@ security headers. Anything else, or any doubt, goes on to Flask, which answers i
 same way (`pages.live_or_204`) or draws the screen afresh.
 """
 import re
+import sqlite3
 from urllib.parse import parse_qsl
+
+from werkzeug.sansio.utils import get_host
 
 from ..store import StorageFault
 from .pages import unchanged
@@ -35,12 +38,13 @@ class QuietPolls:
         if environ.get("REQUEST_METHOD") != "GET":
             return False
         polled = POLLS.fullmatch(environ.get("PATH_INFO", ""))
-        host = environ.get("HTTP_HOST")
-        if polled is None or not host or not names_this_server(
-                host, self.app.config["HOST_NAMES"]):
+        if polled is None or "HTTP_HOST" not in environ:
+            return False
+        host = get_host(environ["wsgi.url_scheme"], environ["HTTP_HOST"])  # as request.host
+        if not host or not names_this_server(host, self.app.config["HOST_NAMES"]):
             return False
         sent = dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v")
         try:
             return bool(unchanged(self.app.config["STORE"], polled.group(1), sent))
-        except StorageFault:
+        except (StorageFault, sqlite3.Error):
             return False  # Flask says so in words

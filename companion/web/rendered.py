@@ -12,13 +12,17 @@ import threading
 from collections import OrderedDict
 
 from flask import current_app, render_template, request
-from flask_babel import get_locale
 
+from .i18n import current_language
 from .roles import device
 from .security import csrf_token
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
 BUDGET = 8 * 1024 * 1024  # characters of HTML kept (a screen is 5-15 thousand)
+# Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
+# parts) in two languages, roles and htmx or not, with room; more (a link asked for with
+# made-up arguments) are rendered but not kept.
+SCREENS_PER_GAME = 96
 
 
 class Rendered:
@@ -45,6 +49,8 @@ class Rendered:
             if kept_stamp < stamp:
                 self.size -= sum(map(len, pages.values()))
                 pages = {}
+            if key not in pages and len(pages) >= SCREENS_PER_GAME:
+                return
             self.size += len(html) - len(pages.get(key, ""))
             pages[key] = html
             self._games[token] = (stamp, pages)
@@ -71,6 +77,6 @@ def _key(game, template: str) -> tuple:
     """What, besides the game's stamp, decides how `template` looks on this device."""
     here = device(game)
     arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
-                             if name != "v"))
-    return (template, str(get_locale()), request.headers.get("HX-Request") == "true",
-            here.host, here.seat, request.method == "GET" and arguments)
+                             if name != "v")) if request.method == "GET" else ()
+    return (template, current_language(), request.headers.get("HX-Request") == "true",
+            here.host, here.seat, arguments)
