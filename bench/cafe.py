@@ -2,10 +2,12 @@
 table for its action, when every device keeps its own schedule whatever the answers.
 
     python bench/cafe.py [--tables 200] [--phones 5] [--every 5] [--seconds 60]
-                         [--warm-up 10] [--clients 1]
+                         [--warm-up 10] [--clients 1] [--processes 1]
 
 Starts the table server (bench/serving.py: the table's app, the table's waitress
-configuration) in a process of its own, on 127.0.0.1 and a temporary data directory.
+configuration) in a process of its own (or PROCESSES of them sharing the socket, as
+`templari-companion --processes` runs them; CPU and memory are then their sums), on
+127.0.0.1 and a temporary data directory.
 Each table's screen, the host's device, imports the setup of one of the records
 tests/fixtures/full-game-*.json through the home page's import form, with the record's
 first few events (how many is drawn at random: the tables are at every stage of a
@@ -407,17 +409,32 @@ class Sampler(threading.Thread):
             time.sleep(min(1.0, left))
         self.cpu, self.hwm = self._cpu() - began, self._memory("VmHWM")
 
+    def _pids(self) -> list[int]:
+        """The server's process and the server processes it started (--processes)."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        return [self.pid, *map(int, children)]
+
     def _cpu(self) -> float:
-        """Seconds of CPU the process used so far (utime + stime, every thread)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """Seconds of CPU the server used so far (utime + stime, every thread of every
+        process)."""
+        ticks = 0
+        for pid in self._pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def _memory(self, name: str) -> int:
-        """A size in bytes from /proc/PID/status (VmRSS, VmHWM)."""
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith(name + ":"):
-                return int(line.split()[1]) * 1024
-        raise ValueError(f"no {name} in /proc/{self.pid}/status")
+        """A size in bytes from /proc/PID/status (VmRSS, VmHWM), summed over the server's
+        processes."""
+        return sum(_status(pid, name) for pid in self._pids())
+
+
+def _status(pid: int, name: str) -> int:
+    """A size in bytes from /proc/PID/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split()[1]) * 1024
+    raise ValueError(f"no {name} in /proc/{pid}/status")
 
 
 # --- a run ---------------------------------------------------------------------------------
@@ -434,6 +451,7 @@ class Report:
     window: Window
     results: Results
     clients: int
+    processes: int  # the server's
     server: Sampler
     load: tuple[str, str]  # the machine's load average before and after
 
@@ -449,7 +467,7 @@ def run(args) -> Report:
     groups = [list(range(args.tables))[number::args.clients] for number in range(args.clients)]
     load = serving.load_average()
     with tempfile.TemporaryDirectory() as data_dir, \
-            serving.started("companion", data_dir) as server:
+            serving.started("companion", data_dir, "--processes", str(args.processes)) as server:
         pipes, processes = [], []
         try:
             for numbers in groups:
@@ -480,7 +498,8 @@ def run(args) -> Report:
                  for number in range(args.tables))
     limit = waitress_options(serving.bare_app())["connection_limit"]
     return Report(args.tables, limit, seated, args.tables * args.phones - seated, set_up,
-                  window, results, args.clients, sampler, (load, serving.load_average()))
+                  window, results, args.clients, args.processes, sampler,
+                  (load, serving.load_average()))
 
 
 def _spread(latencies: list[float]) -> str:
@@ -525,7 +544,9 @@ def lines(report: Report):
     for error, count in results.errors.most_common(5):
         yield f"  {count} × {error}"
     yield (f"server: CPU {server.cpu / seconds:.0%} of one core, RSS max "
-           f"{server.rss_max / MB:.0f} MB (VmHWM {server.hwm / MB:.0f} MB)")
+           f"{server.rss_max / MB:.0f} MB (VmHWM {server.hwm / MB:.0f} MB)"
+           + (f" in {report.processes} processes and the one that started them"
+              if report.processes > 1 else ""))
     yield (f"client: CPU {results.cpu / seconds:.0%} of one core in {report.clients} "
            f"process{'es' if report.clients > 1 else ''}, scheduling lag "
            f"p99 {_p99(results.lags) * 1000:.1f} ms, connections opened again after the "
@@ -544,6 +565,8 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured")
     parser.add_argument("--warm-up", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="server processes (templari-companion --processes)")
     args = parser.parse_args(argv)
     report = run(args)
     print("\n".join(lines(report)))

@@ -2,18 +2,20 @@
 table's waitress configuration (companion.serve):
 
     python bench/serving.py bare
-    python bench/serving.py companion DATA_DIR [--game RECORD]
+    python bench/serving.py companion DATA_DIR [--game RECORD] [--processes N]
 
 `bare` is a Flask app whose only route (/) answers an empty 204: the floor any request
 stands on. `companion` is the table's app on DATA_DIR, with the game of RECORD imported
-first if given. Prints its port (and the game's token) on one line, then serves until
-stopped, or until its standard input closes: the benchmark that started it has ended,
-however it ended. A benchmark starts one with `started`.
+first if given, in N processes sharing the listening socket as `templari-companion
+--processes N` runs them (1 by default). Prints its port (and the game's token) on one
+line, then serves until stopped, or until its standard input closes: the benchmark that
+started it has ended, however it ended. A benchmark starts one with `started`.
 """
 import argparse
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -24,7 +26,7 @@ from pathlib import Path
 from flask import Flask
 
 from companion import games
-from companion.serve import create_server, waitress_options
+from companion.serve import create_server, listener, serve_processes, waitress_options
 from companion.web import create_app
 
 HOST = "127.0.0.1"
@@ -94,9 +96,10 @@ def companion_app(data_dir: str, record: Path | None):
 
 
 def _end_with_stdin() -> None:
-    """Exit when standard input closes: the benchmark that started this process is gone."""
+    """Stop when standard input closes: the benchmark that started this process is gone
+    (SIGTERM, which also stops the server processes this one started, if any)."""
     sys.stdin.read()
-    os._exit(0)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main(argv=None) -> None:
@@ -104,6 +107,7 @@ def main(argv=None) -> None:
     parser.add_argument("kind", choices=["bare", "companion"])
     parser.add_argument("data_dir", nargs="?")
     parser.add_argument("--game", type=Path, metavar="RECORD")
+    parser.add_argument("--processes", type=int, default=1)
     args = parser.parse_args(argv)
     if args.kind == "companion" and not args.data_dir:
         parser.error("the companion server needs a DATA_DIR")
@@ -113,6 +117,13 @@ def main(argv=None) -> None:
         app, token = companion_app(args.data_dir, args.game)
     # waitress warns of each request that waits for a thread: what a load test is for
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    if args.processes > 1:
+        listening = listener(HOST, 0)
+        print(listening.getsockname()[1], *([token] if token else []), flush=True)
+        threading.Thread(target=_end_with_stdin, daemon=True).start()
+        app.config["STORE"].close()  # each process opens its own connections
+        serve_processes(lambda: create_app(args.data_dir), listening, args.processes)
+        return
     server = create_server(app, host=HOST, port=0, **waitress_options(app))
     print(server.effective_port, *([token] if token else []), flush=True)
     threading.Thread(target=_end_with_stdin, daemon=True).start()

@@ -22,10 +22,11 @@ class GameCache:
         self._games: OrderedDict[str, games.Game] = OrderedDict()
         self._lock = threading.Lock()
 
-    def game(self, token: str) -> games.Game | None:
+    def game(self, token: str, stamp: int | None = None) -> games.Game | None:
         """The game as stored now (None if there is none; Damaged if its log no longer
-        replays): the kept one if the stored stamp is still its own."""
-        stamp = self.store.stamp(token)
+        replays): the kept one if the stored stamp (`stamp`, if just read) is still its own."""
+        if stamp is None:
+            stamp = self.store.stamp(token)
         if stamp is None:
             return None
         with self._lock:

@@ -4,6 +4,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 
 import waitress
 from waitress.channel import HTTPChannel
@@ -21,6 +22,12 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY
 # (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
 # being refused.
 BACKLOG = 1024
+# How long a thread may hold Python's lock while another waits for it (Python's default is
+# 5 ms). A request's thread gives the lock up at each system call (its SQLite query, its
+# socket write) and must then wait for it again: with the default, every such call cost
+# up to 5 ms whenever another thread was busy, and a poll that asks SQLite one question
+# took 0.16x the time of a bare 204 under load; at 0.1 ms it takes about 1x (bench/polls.py).
+SWITCH_INTERVAL = 0.0001
 
 
 def lan_address() -> str | None:
@@ -155,8 +162,9 @@ def waitress_options(app) -> dict:
     fits below the connection limit."""
     return dict(
         # Every phone keeps a connection or two open to poll each second, browsers open
-        # up to 6 each, and idle or half-sent ones cost a socket only: room for a café.
-        connection_limit=1000,
+        # up to 6 each, and idle or half-sent ones cost a socket only: room for a café
+        # (200 tables of 6 devices keep 1,200 open, bench/cafe.py).
+        connection_limit=4000,
         # A connection with no request under way and nothing received for 15 s is
         # closed: a phone polling each second never is, a silent or stopped one soon.
         channel_timeout=15,
@@ -186,6 +194,7 @@ def waitress_serve(app, **options) -> None:
 def create_server(app, map=None, **options):
     """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
     `waitress_options`), not started: `run()` serves. Its sockets are in `map`."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
     _allow_open_files(options.get("connection_limit", 100) + 100)
     sockets = {} if map is None else map
     server = waitress.create_server(app, map=sockets, **options)

@@ -99,3 +99,22 @@ def test_a_poll_with_no_news_is_204_untouched(screens):
         poll = client.get(live, headers=GZIP)
         assert poll.status_code == 204 and poll.data == b""
         assert "Content-Encoding" not in poll.headers
+
+
+def test_a_screen_kept_for_every_device_reaches_each_zipped_with_its_own_token(app, host, game):
+    """The host's table screen is kept once and compressed once (compress.Holed); two host
+    devices, each with its own session, unzip it to the same page but for their own CSRF
+    token, the one their session holds."""
+    other = app.test_client()  # the server's own device too, in another browser
+    pages = []
+    for client in (host, other):
+        zipped = client.get(f"/g/{game}", headers=GZIP)
+        assert zipped.headers["Content-Encoding"] == "gzip"
+        assert int(zipped.headers["Content-Length"]) == len(zipped.data)
+        pages.append(gzip.decompress(zipped.data).decode())
+    tokens = [set(re.findall(r'name="csrf_token" value="([^"]+)"', page)) for page in pages]
+    assert [len(found) for found in tokens] == [1, 1] and tokens[0] != tokens[1]
+    for client, page, (token,) in zip((host, other), pages, tokens):
+        with client.session_transaction() as session:
+            assert session["csrf_token"] == token
+    assert pages[0].replace(*tokens[0], "T") == pages[1].replace(*tokens[1], "T")

@@ -2,13 +2,16 @@
 
 Text answers of more than MIN_SIZE bytes are compressed when the browser takes gzip
 (Accept-Encoding, q=0 meaning no). Pages and parts are compressed as they are answered;
-the static files and htmx once per version of the file, kept in memory. Answers with no
-body (204, 304), ranges (206) and other streams are sent as they are. The standard
-library's gzip: nothing native to build on a phone acting as host.
+the static files and htmx once per version of the file, kept in memory; a screen kept for
+every device (rendered.py) once, but for each device's own words in it (see Holed).
+Answers with no body (204, 304), ranges (206) and other streams are sent as they are. The
+standard library's gzip and zlib: nothing native to build on a phone acting as host.
 """
 import gzip
+import struct
+import zlib
 
-from flask import request
+from flask import Response, request
 
 from .assets import serves_asset
 
@@ -17,7 +20,12 @@ TYPES = frozenset({"text/html", "text/css", "text/javascript", "application/java
 MIN_SIZE = 500  # bytes: below this, gzip's header and dictionary gain next to nothing
 PAGE_LEVEL = 1  # compressed on every answer: the fastest (a page only 10% larger than at 6)
 FILE_LEVEL = 9  # compressed once per version of the file: smallest
+HOLED_LEVEL = 6  # a kept screen is compressed once for every device that shows it
 _files: dict[str, bytes] = {}  # a static file's gzip, by its ETag (made of path, mtime, size)
+# A gzip member's header (RFC 1952: deflate, no name, no time, unknown system) and the
+# last, empty block that ends its deflate data (RFC 1951).
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_LAST_BLOCK = zlib.compressobj(HOLED_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
 
 
 def init(app) -> None:
@@ -32,8 +40,12 @@ def compress(response):
         return response
     response.vary.add("Accept-Encoding")
     if request.accept_encodings["gzip"] > 0:
-        body = _file_gzip(response) if response.direct_passthrough else gzip.compress(
-            response.get_data(), PAGE_LEVEL, mtime=0)
+        if isinstance(response, Filled):
+            body = response.holed.gzip(response.words)
+        elif response.direct_passthrough:
+            body = _file_gzip(response)
+        else:
+            body = gzip.compress(response.get_data(), PAGE_LEVEL, mtime=0)
         response.direct_passthrough = False
         response.set_data(body)  # sets Content-Length
         response.content_encoding = "gzip"
@@ -64,3 +76,56 @@ def _file_gzip(response) -> bytes:
         file.close()
     response.set_etag(etag, weak=True)
     return _files[etag]
+
+
+class Holed:
+    """A text kept for many devices, the same for all but for a hole where each puts its
+    own words (its CSRF token), compressed once: the pieces between the holes are deflated
+    each on its own, so that a device's gzip is those pieces with its own words, deflated
+    alone, between them (deflate blocks joined, RFC 1951), and the checksum of the whole."""
+
+    def __init__(self, text: str, hole: str):
+        self.pieces = [piece.encode() for piece in text.split(hole)]
+        self._deflated: list[bytes] | None = None  # made when a device first takes gzip
+
+    @property
+    def size(self) -> int:
+        """Bytes of text kept (their deflated forms add about a fifth, once made)."""
+        return sum(map(len, self.pieces))
+
+    def filled(self, words: str) -> bytes:
+        """The text with `words` in every hole."""
+        return words.encode().join(self.pieces)
+
+    def gzip(self, words: str) -> bytes:
+        """The gzip of `filled(words)`, made of the pieces deflated once."""
+        if self._deflated is None:
+            self._deflated = [_deflated(piece) for piece in self.pieces]
+        filler = words.encode()
+        between, crc = _deflated(filler), 0
+        out = [_GZIP_HEADER]
+        for index, (piece, deflated) in enumerate(zip(self.pieces, self._deflated)):
+            if index:
+                out.append(between)
+                crc = zlib.crc32(filler, crc)
+            out.append(deflated)
+            crc = zlib.crc32(piece, crc)
+        size = sum(map(len, self.pieces)) + len(filler) * (len(self.pieces) - 1)
+        out += [_LAST_BLOCK, struct.pack("<II", crc, size & 0xFFFFFFFF)]
+        return b"".join(out)
+
+
+class Filled(Response):
+    """A kept screen with this device's words in its holes, as an HTML answer; `compress`
+    sends the gzip made of the pieces deflated once."""
+
+    def __init__(self, holed: Holed, words: str):
+        super().__init__(holed.filled(words), mimetype="text/html")
+        self.holed, self.words = holed, words
+
+
+def _deflated(data: bytes) -> bytes:
+    """`data` as deflate blocks that stand alone: no reference to what comes before or
+    after, ending on a byte boundary, so that such blocks can be joined."""
+    compressor = zlib.compressobj(HOLED_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)

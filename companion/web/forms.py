@@ -9,9 +9,9 @@ from ..setup import Setup
 ACTIONS = tuple(cls.kind for cls in EVENT_TYPES)
 
 
-def card_value(setup: Setup, card: Card) -> str:
+def card_value(families: tuple[str, ...], card: Card) -> str:
     """How a card travels in a form: '<family index>:<number>'."""
-    return f"{setup.families.index(card.family)}:{card.number}"
+    return f"{families.index(card.family)}:{card.number}"
 
 
 def parse_action(setup: Setup, form) -> object:
@@ -41,9 +41,9 @@ def form_values(setup: Setup, event) -> dict[str, object]:
     values = {"action": event.kind}
     for name, value in vars(event).items():
         if isinstance(value, Card):
-            values[name] = card_value(setup, value)
+            values[name] = card_value(setup.families, value)
         elif isinstance(value, tuple):
-            values[name] = [card_value(setup, card) for card in value]
+            values[name] = [card_value(setup.families, card) for card in value]
         elif isinstance(value, str):
             values[name] = str(setup.players.index(value))
         else:

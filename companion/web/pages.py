@@ -2,18 +2,18 @@
 from flask import abort, current_app, g, request, url_for
 
 from .. import games
-from ..store import Store
 
 
 def store():
     return current_app.config["STORE"]
 
 
-def game_or_404(token: str, fresh: bool = False) -> games.Game:
-    """The game, read once per request (`fresh`: read again, after a change)."""
+def game_or_404(token: str, fresh: bool = False, stamp: int | None = None) -> games.Game:
+    """The game, read once per request (`fresh`: read again, after a change; `stamp`: the
+    one just read from the database, if any)."""
     games_read = g.setdefault("games", {})
     if fresh or token not in games_read:
-        games_read[token] = current_app.config["GAMES"].game(token)
+        games_read[token] = current_app.config["GAMES"].game(token, stamp)
     if games_read[token] is None:
         abort(404)
     return games_read[token]
@@ -32,20 +32,25 @@ def join_url(game: games.Game) -> str | None:
     return lan and lan + url_for("player.join", token=game.token)
 
 
-def unchanged(store: Store, token: str, sent: str | None) -> bool | None:
-    """Whether the game's stamp is still `sent`, the one a screen shows (None for an
-    unknown game)."""
-    stamp = store.stamp(token)
-    return None if stamp is None else str(stamp) == sent
+# Where the poll middleware (polls.QuietPolls) leaves the stamp it read, so that a poll it
+# passes on to Flask asks the database once, not three times.
+STAMP_READ = "templari.stamp"
+
+
+def shows(stamp: int, sent: str | None) -> bool:
+    """Whether a screen that sent `v=sent` shows the game at `stamp`: nothing new for it."""
+    return str(stamp) == sent
 
 
 def live_or_204(token: str, render):
     """The fresh live part of a page, or 204 with no body if the game's stamp is the one
     the page shows (`v`): nothing about the game or its seats changed. (Most such polls
     are answered before Flask, by polls.QuietPolls.)"""
-    found = unchanged(store(), token, request.args.get("v"))
-    if found is None:
+    stamp = request.environ.get(STAMP_READ)
+    if stamp is None:
+        stamp = store().stamp(token)
+    if stamp is None:
         abort(404)
-    if found:
+    if shows(stamp, request.args.get("v")):
         return "", 204
-    return render(game_or_404(token, fresh=True))
+    return render(game_or_404(token, fresh=True, stamp=stamp))

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl
 from werkzeug.sansio.utils import get_host
 
 from ..store import StorageFault
-from .pages import unchanged
+from .pages import STAMP_READ, shows
 from .roles import names_this_server
 from .security import HEADERS
 
@@ -43,8 +43,11 @@ class QuietPolls:
         host = get_host(environ["wsgi.url_scheme"], environ["HTTP_HOST"])  # as request.host
         if not host or not names_this_server(host, self.app.config["HOST_NAMES"]):
             return False
-        sent = dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v")
         try:
-            return bool(unchanged(self.app.config["STORE"], polled.group(1), sent))
+            stamp = self.app.config["STORE"].stamp(polled.group(1))
         except (StorageFault, sqlite3.Error):
             return False  # Flask says so in words
+        if stamp is None:
+            return False  # Flask answers 404
+        environ[STAMP_READ] = stamp  # Flask draws the screen at this stamp, not asking again
+        return shows(stamp, dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v"))

@@ -3,7 +3,8 @@ to every device that shows the same: the table's screens, the TV view, a seat's 
 
 What differs from one device to the next is in the key (whether it is a host device,
 which seat it holds, the language, whether htmx asked) or is put in at the last moment
-(its CSRF token: rendered as a placeholder, replaced in the kept HTML). A page with a
+(its CSRF token: rendered as a placeholder, a hole in the kept HTML that each device's
+answer fills, see compress.Holed, which also compresses the kept HTML once). A page with a
 message for one device (a refusal, a lost race) is rendered for it alone. Only the
 latest stamp of a game is kept, and at most BUDGET characters in all.
 """
@@ -13,12 +14,13 @@ from collections import OrderedDict
 
 from flask import current_app, render_template, request
 
+from .compress import Filled, Holed
 from .i18n import current_language
 from .roles import device
 from .security import csrf_token
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
-BUDGET = 8 * 1024 * 1024  # characters of HTML kept (a screen is 5-15 thousand)
+BUDGET = 8 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
 # parts) in two languages, roles and htmx or not, with room; more (a link asked for with
 # made-up arguments) are rendered but not kept.
@@ -30,10 +32,10 @@ class Rendered:
 
     def __init__(self, budget: int = BUDGET):
         self.budget, self.size = budget, 0
-        self._games: OrderedDict[str, tuple[int, dict]] = OrderedDict()
+        self._games: OrderedDict[str, tuple[int, dict[tuple, Holed]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, token: str, stamp: int, key: tuple) -> str | None:
+    def get(self, token: str, stamp: int, key: tuple) -> Holed | None:
         with self._lock:
             kept = self._games.get(token)
             if kept is None or kept[0] != stamp:
@@ -41,26 +43,26 @@ class Rendered:
             self._games.move_to_end(token)
             return kept[1].get(key)
 
-    def put(self, token: str, stamp: int, key: tuple, html: str) -> None:
+    def put(self, token: str, stamp: int, key: tuple, html: Holed) -> None:
         with self._lock:
             kept_stamp, pages = self._games.get(token, (stamp, {}))
             if kept_stamp > stamp:
                 return  # a later change is kept already
             if kept_stamp < stamp:
-                self.size -= sum(map(len, pages.values()))
+                self.size -= sum(page.size for page in pages.values())
                 pages = {}
             if key not in pages and len(pages) >= SCREENS_PER_GAME:
                 return
-            self.size += len(html) - len(pages.get(key, ""))
+            self.size += html.size - (pages[key].size if key in pages else 0)
             pages[key] = html
             self._games[token] = (stamp, pages)
             self._games.move_to_end(token)
             while self.size > self.budget and len(self._games) > 1:
                 _, (_, dropped) = self._games.popitem(last=False)
-                self.size -= sum(map(len, dropped.values()))
+                self.size -= sum(page.size for page in dropped.values())
 
 
-def screen(game, template: str, context, **extra) -> str:
+def screen(game, template: str, context, **extra):
     """`template` drawn with `context(game, **extra)`: from the kept screens when nothing
     is meant for this device alone (no `extra`), else rendered for it."""
     if any(value is not None for value in extra.values()):
@@ -68,9 +70,10 @@ def screen(game, template: str, context, **extra) -> str:
     kept, key = current_app.config["RENDERED"], _key(game, template)
     html = kept.get(game.token, game.stamp, key)
     if html is None:
-        html = render_template(template, **context(game), csrf_token=PLACEHOLDER)
+        html = Holed(render_template(template, **context(game), csrf_token=PLACEHOLDER),
+                     PLACEHOLDER)
         kept.put(game.token, game.stamp, key, html)
-    return html.replace(PLACEHOLDER, csrf_token())
+    return Filled(html, csrf_token())
 
 
 def _key(game, template: str) -> tuple:

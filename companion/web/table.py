@@ -243,7 +243,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     auction, held = views.auction_view(game), views.held_cards(game, state)
     return dict(**views.status(game), **access(game), join_url=join_url(game),
                 players=views.players(game),
-                grid=views.reveal_grid(game, state), held=held,
+                grid=None if state.lot else views.reveal_grid(game, state), held=held,
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),

@@ -1,5 +1,6 @@
 """What the screens show, computed from a game's state; no rule is decided here."""
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..bidding import bid_problems, highest_bid, lowest_raise
 from ..cards import NUMBERS, Card
@@ -10,8 +11,9 @@ from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 from ..state import GameState, may_reveal, must_open, result_refusal, sale_preview
 from .forms import card_value
-from .i18n import family_label
+from .i18n import catalog, current_language, elide, family_label
 
+CARD_CHOICE = N_("%(owner)s: %(card)s")  # a card in a list of everyone's cards
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
 
 # The symbol of each family, by its place in the game's list (R1). Its colour is that
@@ -53,9 +55,17 @@ class PlayerView:
 
 
 def card_view(game: Game, card: Card) -> CardView:
-    index = game.setup.families.index(card.family)
-    return CardView(family_label(card.family), card.number, look(index), SYMBOLS[index],
-                    card_value(game.setup, card))
+    return _deck_views(game.setup.families, current_language())[card]
+
+
+@lru_cache(maxsize=64)
+def _deck_views(families: tuple[str, ...], language: str) -> dict[Card, CardView]:
+    """Every card of a deck of these families as drawn in `language`: the same for every
+    screen of every game with these families (a table screen draws a hundred cards)."""
+    return {card: CardView(family_label(family), number, look(index), SYMBOLS[index],
+                           card_value(families, card))
+            for index, family in enumerate(families) for number in NUMBERS
+            for card in [Card(family, number)]}
 
 
 def endings(digits) -> str:
@@ -107,9 +117,13 @@ def kinds_at(game: Game, index: int) -> list[str]:
     return [own] + [cls.kind for cls in EVENT_TYPES if cls.kind in kinds and cls.kind != own]
 
 
-def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[CardView]]]:
-    """Each player's cards, for choosing a card to sell, give or discard."""
-    return [(name, seat, [card_view(game, card) for card in state.hands[seat]])
+def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[tuple[CardView, str]]]]:
+    """Each player's cards, for choosing a card to sell, give or discard, each with the
+    words it is listed by ('Anna: ♦ red 5'): the words translated once per list, not
+    once per card (a late round lists forty cards in each of four lists)."""
+    words = catalog().ugettext(CARD_CHOICE)
+    return [(name, seat, [(view, elide(words, {"owner": name}) % {"owner": name, "card": view})
+                          for view in (card_view(game, card) for card in state.hands[seat])])
             for seat, name in enumerate(game.setup.players)]
 
 
