@@ -41,8 +41,6 @@ def init(app) -> None:
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(gettext=_template_gettext, _=_template_gettext,
                                  ngettext=_template_ngettext)
-    app.jinja_env.filters["say"] = say_sentence  # a text on its own
-    app.jinja_env.filters["words"] = say  # a text within a sentence of the template's
     app.jinja_env.filters["family"] = family_label
     app.jinja_env.filters["started"] = started
     app.register_blueprint(blueprint)
