@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.browser_helpers import ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose, open_page, press
+from tests.browser_helpers import (ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose, open_page,
+                                   press)
 from tests.web_helpers import new_game, play
 
 expect = pytest.importorskip("playwright.sync_api").expect

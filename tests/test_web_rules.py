@@ -5,8 +5,8 @@ import re
 import pytest
 
 from companion.web.rulebook import linked
-from tests.web_helpers import (act, alerts, app, body, game, host, join, new_game,  # noqa: F401
-                               phone, phone_client, play, text)
+from tests.web_helpers import act, alerts, body, join, new_game, phone_client, play, text
+from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 RULES = [f"R{number}" for number in range(1, 13)]
 

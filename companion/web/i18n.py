@@ -31,7 +31,8 @@ blueprint = Blueprint("i18n", __name__)
 
 
 def init(app) -> None:
-    """Flask-Babel with this app's catalogs (compiled first if needed), the switch, `say`."""
+    """Flask-Babel with this app's catalogs (compiled first if needed), the switch and the
+    template helpers (the text filters `say` and `words` are rulebook's: they link rules)."""
     from . import catalogs  # here: `python -m companion.web.catalogs` must not import it twice
 
     catalogs.compile_stale()
