@@ -75,10 +75,16 @@ def test_a_refusal_links_to_its_rule_in_french(host):
     assert rule_links(body(refused)) == ["/rules?edition=fr#R3"]
 
 
-def test_a_payment_and_the_history_link_their_rules(host, game):
+def test_a_payment_links_its_rule_on_the_table_the_tv_a_phone_and_in_the_history(app, host,
+                                                                                  game):
+    anna = phone_client(app)
+    join(anna, game, "Anna")
     play(host, game, [("reveal", "red 0", "yellow 5"), ("free",)])
-    assert "/rules?edition=en#R9" in rule_links(body(host.get(f"/g/{game}")))
-    assert "/rules?edition=en#R9" in rule_links(body(host.get(f"/g/{game}/tv")))
+    for client, path in [(host, f"/g/{game}"), (host, f"/g/{game}/tv"), (anna, f"/g/{game}/me"),
+                         (host, f"/g/{game}/history")]:
+        page = client.get(path)
+        assert "No money moves: Anna takes the lot for free (R9)" in text(page), path
+        assert "/rules?edition=en#R9" in rule_links(body(page)), path
 
 
 def test_a_player_s_name_stays_escaped_beside_a_link(app, host):
@@ -107,3 +113,15 @@ def test_the_rules_page_is_public_and_the_same_for_every_device(app, host, phone
     assert first.status_code == second.status_code == 200
     assert re.sub(r"hx-headers='[^']*'", "", body(first)) == re.sub(
         r"hx-headers='[^']*'", "", body(second))
+
+
+def test_a_button_s_label_keeps_its_rule_as_plain_text(host):
+    """A link cannot sit inside a button: undoing a French free lot at 0 names its rule
+    in words (R8)."""
+    token = new_game(host, edition="fr", live="on")
+    play(host, token, [("reveal", "red 0", "yellow 5")])
+    for step in [("bid", {"amount": "0"}), ("pass", {}), ("pass", {})]:
+        assert act(host, token, step[0], **step[1]).status_code == 303
+    page = body(host.get(f"/g/{token}"))
+    undo = re.search(r"<button>Undo: (.*?)</button>", page, re.S).group(1)
+    assert undo == "Anna opened at 0 and nobody raised: the lot goes free (R8)"
