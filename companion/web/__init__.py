@@ -13,7 +13,7 @@ from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import StorageFault, Store
-from . import compress, display, host, i18n, player, roles, security, settings, table
+from . import compress, display, host, i18n, player, roles, rulebook, security, settings, table
 from .assets import assets
 from .polls import QuietPolls
 from .rendered import Rendered
@@ -54,6 +54,7 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
     roles.init(app)
     security.init(app)
     i18n.init(app)
+    rulebook.init(app)
     compress.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint):

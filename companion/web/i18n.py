@@ -31,7 +31,8 @@ blueprint = Blueprint("i18n", __name__)
 
 
 def init(app) -> None:
-    """Flask-Babel with this app's catalogs (compiled first if needed), the switch, `say`."""
+    """Flask-Babel with this app's catalogs (compiled first if needed), the switch and the
+    template helpers (the text filters `say` and `words` are rulebook's: they link rules)."""
     from . import catalogs  # here: `python -m companion.web.catalogs` must not import it twice
 
     catalogs.compile_stale()
@@ -41,8 +42,6 @@ def init(app) -> None:
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(gettext=_template_gettext, _=_template_gettext,
                                  ngettext=_template_ngettext)
-    app.jinja_env.filters["say"] = say_sentence  # a text on its own
-    app.jinja_env.filters["words"] = say  # a text within a sentence of the template's
     app.jinja_env.filters["family"] = family_label
     app.jinja_env.filters["started"] = started
     app.register_blueprint(blueprint)

@@ -98,7 +98,7 @@ def check(token):
     high = auction.high if auction is not None and auction.touched else None
     name = game.setup.players[seat]
     check = views.check_bid(game.state, name, amount, views.SHOWN, high=high)
-    return render_template("_check.html", check=check, name=name)
+    return render_template("_check.html", check=check, name=name, game=game)
 
 
 @blueprint.post("/g/<token>/me/act")

@@ -34,7 +34,7 @@ ROUTES = {
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
     "table.correct": RECORDER, "table.remove": RECORDER, "table.preview": RECORDER,
     "table.bid_check": RECORDER,
-    "display.display": ANYONE, "display.live": ANYONE,
+    "display.display": ANYONE, "display.live": ANYONE, "rules.rules": ANYONE,
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
     "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,

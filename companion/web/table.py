@@ -67,7 +67,7 @@ def preview(token):
     except (ValueError, IndexError, Refusal):
         return render_template("_check.html", check=None)
     check = views.check_bid(game.state, winner, amount, _purse(game, winner))
-    return render_template("_check.html", check=check, name=winner)
+    return render_template("_check.html", check=check, name=winner, game=game)
 
 
 @blueprint.get("/g/<token>/bid-check")

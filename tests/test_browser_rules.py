@@ -1,0 +1,92 @@
+"""The rules in the app (issue 14) in Chromium: a refusal's rule reference is a link, and
+following it shows that rule's paragraph, in English on the laptop and in French on a
+phone."""
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from tests.browser_helpers import (ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose, open_page,
+                                   press)
+from tests.web_helpers import new_game, play
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A sale refused by the curse, seen in one language: what it says, and the heading of
+    the paragraph its link leads to."""
+
+    locale: str
+    edition: str
+    refusal: str
+    price: str
+    sold: str
+    heading: str
+
+
+ENGLISH = Refused("en-GB", "en", "Anna holds a 0: a bid of 10 is forbidden (R3).", "Price",
+                  "Sold", "R3. Bidding and the curse")
+FRENCH = Refused("fr-FR", "fr", "Anna détient un 0 : une enchère de 10 est interdite (R3).",
+                 "Prix", "Vendu", "R3. Les enchères et la malédiction")
+
+
+def round_two(server, edition: str) -> str:
+    """A game in round 2: Anna bought the red 0 (so holds a 0), the next lot revealed."""
+    host = server.app.test_client()
+    token = new_game(host, edition=edition)
+    play(host, token, [("reveal", "red 0", "yellow 5"), ("sold", "Anna", 3),
+                       ("reveal", "red 1", "yellow 6")])
+    return token
+
+
+def sell_to_anna_for_10(page, words: Refused) -> None:
+    """The table's sale form: Anna, 10, Sold; the refusal is shown with its rule linked."""
+    press(page.get_by_role("radio", name="Anna", exact=True))
+    field = page.get_by_role("textbox", name=words.price, exact=True)
+    press(field)
+    field.press_sequentially("10")
+    sold = page.get_by_role("button", name=words.sold, exact=True)
+    sold.scroll_into_view_if_needed()
+    press(sold)
+    refusal = page.locator("form.action-sold .error")
+    expect(refusal).to_have_text(loose(words.refusal, exact=True), timeout=WAIT)
+
+
+def follow_the_rule(page, words: Refused) -> None:
+    """Tap the refusal's 'R3': the rules page opens on rule R3's paragraph, in sight."""
+    press(page.locator("form.action-sold .error").get_by_role("link", name="R3", exact=True))
+    expect(page).to_have_url(re.compile(rf"/rules\?edition={words.edition}#R3$"))
+    shown = page.locator("section:target")
+    expect(shown).to_have_attribute("id", "R3")
+    expect(shown.get_by_role("heading", level=2)).to_have_text(loose(words.heading, exact=True))
+    expect(shown.get_by_role("heading", level=2)).to_be_in_viewport()
+    expect(page.locator(".this-edition").first).to_be_visible()
+
+
+def test_a_refusal_on_the_laptop_links_to_its_rule_in_english(server, browser):
+    token = round_two(server, "en")
+    table = open_page(browser.new_context(**TABLE, locale=ENGLISH.locale),
+                      f"{server.url}/g/{token}", errors := [])
+    sell_to_anna_for_10(table, ENGLISH)
+    follow_the_rule(table, ENGLISH)
+    check_screen(table)
+    ARTIFACTS.mkdir(exist_ok=True)
+    # What the window shows of the page, as docs/rules.png in the README.
+    table.screenshot(path=ARTIFACTS / "rules.png", clip=dict(x=0, y=0, width=840, height=800))
+    assert errors == []
+
+
+def test_a_refusal_on_a_phone_links_to_its_rule_in_french(server, phone_browser):
+    token = round_two(server, "fr")
+    phone = open_page(phone_browser.new_context(**PHONE, locale=FRENCH.locale),
+                      f"{server.phone_url}/g/{token}/join", errors := [])
+    press(phone.get_by_role("button", name="Bert", exact=True))
+    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone.goto(f"{server.phone_url}/g/{token}")
+    sell_to_anna_for_10(phone, FRENCH)
+    check_screen(phone, "rules-refusal-fr")
+    follow_the_rule(phone, FRENCH)
+    check_screen(phone, "rules-phone-fr")
+    assert errors == []
