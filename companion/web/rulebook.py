@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from ..games import Game
 from ..setup import EDITIONS
+from .compress import Filled, Holed
 from .i18n import current_language, say, say_sentence
 from .rendered import PLACEHOLDER
 from .security import csrf_token
@@ -33,9 +34,10 @@ def rules():
     kept = current_app.extensions.setdefault("rules_pages", {})
     key = (current_language(), edition)
     if key not in kept:
-        kept[key] = render_template("rules.html", edition=edition, csrf_token=PLACEHOLDER,
-                                    here=url_for("rules.rules", edition=edition))
-    return kept[key].replace(PLACEHOLDER, csrf_token())
+        kept[key] = Holed(render_template("rules.html", edition=edition, csrf_token=PLACEHOLDER,
+                                          here=url_for("rules.rules", edition=edition)),
+                          PLACEHOLDER)
+    return Filled(kept[key], csrf_token())
 
 
 def _edition(value) -> str | None:
