@@ -20,12 +20,11 @@ TYPES = frozenset({"text/html", "text/css", "text/javascript", "application/java
 MIN_SIZE = 500  # bytes: below this, gzip's header and dictionary gain next to nothing
 PAGE_LEVEL = 1  # compressed on every answer: the fastest (a page only 10% larger than at 6)
 FILE_LEVEL = 9  # compressed once per version of the file: smallest
-HOLED_LEVEL = 6  # a kept screen is compressed once for every device that shows it
 _files: dict[str, bytes] = {}  # a static file's gzip, by its ETag (made of path, mtime, size)
 # A gzip member's header (RFC 1952: deflate, no name, no time, unknown system) and the
 # last, empty block that ends its deflate data (RFC 1951).
 _GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
-_LAST_BLOCK = zlib.compressobj(HOLED_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
+_LAST_BLOCK = zlib.compressobj(PAGE_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS).flush()
 
 
 def init(app) -> None:
@@ -127,5 +126,5 @@ class Filled(Response):
 def _deflated(data: bytes) -> bytes:
     """`data` as deflate blocks that stand alone: no reference to what comes before or
     after, ending on a byte boundary, so that such blocks can be joined."""
-    compressor = zlib.compressobj(HOLED_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    compressor = zlib.compressobj(PAGE_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
     return compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)

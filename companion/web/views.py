@@ -55,7 +55,12 @@ class PlayerView:
 
 
 def card_view(game: Game, card: Card) -> CardView:
-    return _deck_views(game.setup.families, current_language())[card]
+    return deck(game)[card]
+
+
+def deck(game: Game) -> dict[Card, CardView]:
+    """Every card of the game's deck as drawn in the request's language."""
+    return _deck_views(game.setup.families, current_language())
 
 
 @lru_cache(maxsize=64)
@@ -82,12 +87,12 @@ def forbidden(digits) -> Phrase:
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     """Everyone in seating order; coins only where the table may see them (R12)."""
-    state = game.state
+    state, views = game.state, deck(game)
     order = {family: index for index, family in enumerate(game.setup.families)}
     return [
         PlayerView(
             seat=seat, name=name,
-            cards=tuple(card_view(game, card) for card in
+            cards=tuple(views[card] for card in
                         sorted(state.hands[seat], key=lambda c: (order[c.family], c.number))),
             endings=endings(state.forbidden_digits(name)),
             forbidden=forbidden(state.forbidden_digits(name)),
@@ -101,8 +106,9 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
 
 def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]]]:
     """Every card of the deck by family, with whether it may still be revealed (R1)."""
-    return [[(card_view(game, Card(family, number)), may_reveal(state, Card(family, number)))
-             for number in NUMBERS] for family in game.setup.families]
+    views = deck(game)
+    return [[(views[card], may_reveal(state, card)) for number in NUMBERS
+             for card in [Card(family, number)]] for family in game.setup.families]
 
 
 def table_actions(game: Game) -> frozenset[str]:
@@ -121,9 +127,10 @@ def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[tuple[
     """Each player's cards, for choosing a card to sell, give or discard, each with the
     words it is listed by ('Anna: ♦ red 5'): the words translated once per list, not
     once per card (a late round lists forty cards in each of four lists)."""
-    words = catalog().ugettext(CARD_CHOICE)
-    return [(name, seat, [(view, elide(words, {"owner": name}) % {"owner": name, "card": view})
-                          for view in (card_view(game, card) for card in state.hands[seat])])
+    words, views = catalog().ugettext(CARD_CHOICE), deck(game)
+    return [(name, seat, [(views[card], elide(words, {"owner": name}) % {"owner": name,
+                                                                        "card": views[card]})
+                          for card in state.hands[seat]])
             for seat, name in enumerate(game.setup.players)]
 
 
