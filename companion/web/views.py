@@ -6,6 +6,7 @@ from ..cards import NUMBERS, Card
 from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale,
                       Sold)
 from ..games import Game, actions, actions_at, auction_running
+from ..guide import what_now
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 from ..state import GameState, may_reveal, must_open, result_refusal, sale_preview
@@ -307,6 +308,16 @@ def describe_event(game: Game, event, paid: bool = True) -> Phrase:
 # and every 30 s while the page is hidden): every second while a lot is on the table (its
 # live auction included), slower between rounds, slowest once the game is over.
 POLL_LOT, POLL_BETWEEN_ROUNDS, POLL_OVER = 1000, 3000, 15000
+
+
+def guide(game: Game, seat: int | None = None) -> tuple[Phrase, ...]:
+    """What happens now, for the table (no seat) or a phone, when the game's help for
+    new players is on; the step just settled is told while its coins are announced."""
+    if not game.options.guide:
+        return ()
+    count = len(game.events)
+    last = (game.events[-1], game.state_at(count - 1)) if count and game.moves is None else None
+    return what_now(game.state, game.options.live_auction, seat, last)
 
 
 def poll_interval(game: Game) -> int:
