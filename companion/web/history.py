@@ -122,7 +122,7 @@ def journal(game: Game, labels, page: int) -> Paged:
     return Paged(entries, page, pages)
 
 
-def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase:
+def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase | Series:
     kind = entry["kind"]
     if kind == "settings":
         return Series(_setting_words(entry, name, who, when) for name in SETTINGS if name in entry)
