@@ -30,9 +30,9 @@ def what_now(state: GameState, live: bool, seat: int | None = None,
     if not state.auction.active:
         return (Phrase(N_("Everyone is out of this auction: record the free lot, which goes to "
                           "{start} (R9)."), start=state.start_player),)
-    if live:
-        return _turn(state, seat), _endings(state, state.auction.turn if seat is None else seat,
-                                            seat is not None)
+    if live:  # on the table, what the player whose turn it is may bid
+        bidder = state.auction.turn if seat is None else seat
+        return _turn(state, seat), _endings(state, bidder, seat is not None)
     if seat is None:
         return _opening(state), Phrase(N_(
             "Nobody may bid an amount ending in the number of a card they hold; when one "
