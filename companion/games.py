@@ -42,6 +42,7 @@ class Options:
     live_auction: bool = False
     phones_record: bool = True  # seated phones may record the table's actions
     unlocked: bool = False  # a finished game may be corrected (the host unlocked it)
+    guide: bool = False  # every screen says what happens now (help for new players)
 
 
 class Game:

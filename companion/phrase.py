@@ -45,6 +45,14 @@ class Names(tuple):
         return join(self, " and ")
 
 
+class Either(tuple):
+    """Items joined with 'or': '3', '3 or 7', '0, 3 or 7'; a shell joins them with its own
+    word for 'or'."""
+
+    def __str__(self) -> str:
+        return join(self, " or ")
+
+
 class Series(tuple):
     """Items joined with commas only: 'Bert takes 1, Claus takes 1'."""
 

@@ -122,10 +122,10 @@ def journal(game: Game, labels, page: int) -> Paged:
     return Paged(entries, page, pages)
 
 
-def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase:
+def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase | Series:
     kind = entry["kind"]
     if kind == "settings":
-        return _setting_words(entry, who, when)
+        return Series(_setting_words(entry, name, who, when) for name in SETTINGS if name in entry)
     old = Series(describe_event(game, parse_event(event)) for event in entry["old"])
     number = entry["index"] + 1
     if kind == "undo":
@@ -138,12 +138,18 @@ def journal_words(game: Game, entry: dict, who: Phrase, when: str) -> Phrase:
                   time=when, who=who, number=number, old=old, new=new)
 
 
-def _setting_words(entry: dict, who: Phrase, when: str) -> Phrase:
-    if "unlocked" in entry:
-        template = (N_("{time}: {who} unlocked the finished game to correct it")
-                    if entry["unlocked"] else N_("{time}: {who} locked the finished game"))
-    elif entry.get("phones_record"):
-        template = N_("{time}: {who} let the players record from their phones")
-    else:
-        template = N_("{time}: {who} turned off recording from phones")
-    return Phrase(template, time=when, who=who)
+# The host's settings a journal entry may note, each told on its own: (words when turned
+# on, words when turned off).
+SETTINGS = {
+    "unlocked": (N_("{time}: {who} unlocked the finished game to correct it"),
+                 N_("{time}: {who} locked the finished game")),
+    "phones_record": (N_("{time}: {who} let the players record from their phones"),
+                      N_("{time}: {who} turned off recording from phones")),
+    "guide": (N_("{time}: {who} turned on the help for new players"),
+              N_("{time}: {who} turned off the help for new players")),
+}
+
+
+def _setting_words(entry: dict, name: str, who: Phrase, when: str) -> Phrase:
+    on, off = SETTINGS[name]
+    return Phrase(on if entry[name] else off, time=when, who=who)

@@ -139,7 +139,8 @@ def import_game():
 
 def _options(form) -> games.Options:
     """The companion's own settings chosen on the new game or import form."""
-    return games.Options(money_open=form.get("money") == "open", live_auction="live" in form)
+    return games.Options(money_open=form.get("money") == "open", live_auction="live" in form,
+                         guide="guide" in form)
 
 
 def _create(record, options, form):
@@ -156,6 +157,7 @@ def _home(form=None, error=None):
     return render_template("home.html", listed=_listed(), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            grants=store().grants(), lan_url=current_app.config["LAN_URL"],
+                           first_game=not store().game_count(),
                            host_key=store().secret("host_key"))
 
 

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..cards import DEFAULT_FAMILIES, Card
-from ..phrase import N_, Names, Phrase, Series
+from ..phrase import N_, Either, Names, Phrase, Series
 from ..refusal import Refusal
 from .assets import serves_asset
 
@@ -153,6 +153,8 @@ def say(value) -> str:
         return _fill(value.template, value.params)
     if isinstance(value, Names):
         return join_names(value)
+    if isinstance(value, Either):
+        return _joined(value, N_("{names} or {last}"))
     if isinstance(value, Series):
         return ", ".join(say(item) for item in value)
     return "" if value is None else str(value)
@@ -160,11 +162,16 @@ def say(value) -> str:
 
 def join_names(names) -> str:
     """'Anna', 'Anna and Bert', 'Anna, Bert and Claus', in the request's language."""
-    texts = [say(name) for name in names]
+    return _joined(names, N_("{names} and {last}"))
+
+
+def _joined(items, template: str) -> str:
+    """The items separated by commas and, before the last one, the language's word of
+    `template` ('{names} and {last}', '{names} or {last}')."""
+    texts = [say(item) for item in items]
     if len(texts) < 2:
         return "".join(texts)
-    return _format(N_("{names} and {last}"), {"names": ", ".join(texts[:-1]),
-                                              "last": texts[-1]})
+    return _format(template, {"names": ", ".join(texts[:-1]), "last": texts[-1]})
 
 
 def _fill(template: str, params: dict) -> str:
@@ -241,7 +248,7 @@ def english_families(names) -> list[str]:
 
 
 def _param(key: str, value):
-    if isinstance(value, (Refusal, Phrase, Names, Series)):
+    if isinstance(value, (Refusal, Phrase, Names, Either, Series)):
         return say(value)
     if isinstance(value, Card):
         return f"{family_label(value.family)} {value.number}"

@@ -1,5 +1,5 @@
-"""The host's settings of one game: recording from phones, the lock of a finished game,
-removing the game. Each change is noted in the game's journal."""
+"""The host's settings of one game: recording from phones, the help for new players, the
+lock of a finished game, removing the game. Each change is noted in the game's journal."""
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from .. import games
@@ -20,8 +20,11 @@ def settings(token):
 @blueprint.post("/g/<token>/settings")
 def save_settings(token):
     game = game_or_404(token)
+    chosen = {name: request.form.get(name) == "on" for name in ("phones_record", "guide")}
+    changes = {name: value for name, value in chosen.items()
+               if getattr(game.options, name) != value}
     games.set_options(store(), game, device(game).signature,
-                      phones_record=request.form.get("phones_record") == "on")
+                      **(changes or {"phones_record": chosen["phones_record"]}))
     return redirect(url_for("settings.settings", token=token), 303)
 
 

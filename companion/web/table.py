@@ -248,7 +248,8 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),
                 held_by_turn=auction and held[auction.seat:auction.seat + 1],
-                last=views.describe(game, len(game.events) - 1) if game.events else None)
+                last=views.describe(game, len(game.events) - 1) if game.events else None,
+                guide=views.guide(game))
 
 
 def _change(game, action, kind=None):

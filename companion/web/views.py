@@ -7,11 +7,12 @@ from ..cards import NUMBERS, Card
 from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale,
                       Sold)
 from ..games import Game, actions, actions_at, auction_running
+from ..guide import what_now
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 from ..state import GameState, may_reveal, must_open, result_refusal, sale_preview
 from .forms import card_value
-from .i18n import catalog, current_language, elide, family_label
+from .i18n import catalog, elide, family_label
 
 CARD_CHOICE = N_("%(owner)s: %(card)s")  # a card in a list of everyone's cards
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
@@ -60,13 +61,14 @@ def card_view(game: Game, card: Card) -> CardView:
 
 def deck(game: Game) -> dict[Card, CardView]:
     """Every card of the game's deck as drawn in the request's language."""
-    return _deck_views(game.setup.families, current_language())
+    return _deck_views(game.setup.families, catalog())
 
 
 @lru_cache(maxsize=64)
-def _deck_views(families: tuple[str, ...], language: str) -> dict[Card, CardView]:
-    """Every card of a deck of these families as drawn in `language`: the same for every
-    screen of every game with these families (a table screen draws a hundred cards)."""
+def _deck_views(families: tuple[str, ...], words) -> dict[Card, CardView]:
+    """Every card of a deck of these families as drawn with the translations `words` (the
+    request's): the same for every screen of every game with these families in that
+    language (a table screen draws a hundred cards)."""
     return {card: CardView(family_label(family), number, look(index), SYMBOLS[index],
                            card_value(families, card))
             for index, family in enumerate(families) for number in NUMBERS
@@ -328,6 +330,16 @@ def describe_event(game: Game, event, paid: bool = True) -> Phrase:
 # and every 30 s while the page is hidden): every second while a lot is on the table (its
 # live auction included), slower between rounds, slowest once the game is over.
 POLL_LOT, POLL_BETWEEN_ROUNDS, POLL_OVER = 1000, 3000, 15000
+
+
+def guide(game: Game, seat: int | None = None) -> tuple[Phrase, ...]:
+    """What happens now, for the table (no seat) or a phone, when the game's help for
+    new players is on; the step just settled is told while its coins are announced."""
+    if not game.options.guide:
+        return ()
+    count = len(game.events)
+    last = (game.events[-1], game.state_at(count - 1)) if count and game.moves is None else None
+    return what_now(game.state, game.options.live_auction, seat, last)
 
 
 def poll_interval(game: Game) -> int:

@@ -1,0 +1,147 @@
+"""What happens now: the step a round is at, in one or two sentences for a table of
+first-timers (R2-R10), on the table screen (no seat) or a player's phone (their seat).
+
+Every rule is asked of the core (`bidding`, `state`); only the words are chosen here.
+"""
+from .bidding import forbidden_digits, french_opening, zero_barred
+from .events import Free, Sold
+from .phrase import N_, Either, Phrase
+from .state import GameState, must_open
+
+GAME_OVER = (
+    Phrase(N_("The game is over: each family held scores 1, 3, 6, 10 or 15 points for 1 to 5 "
+              "cards, and the most coins 2 more (R10).")),
+    Phrase(N_("Most points wins; a tie goes to the highest sum of card numbers (R10).")),
+)
+
+
+def what_now(state: GameState, live: bool, seat: int | None = None,
+             last=None) -> tuple[Phrase, ...]:
+    """The sentences for the step `state` is at, for the table (`seat` None) or a phone.
+    `live`: live auction mode is on; `last`: the last event and the state before it,
+    when the screens announce what it moved (None after an undo or a correction)."""
+    if state.finished:
+        return GAME_OVER
+    if not state.lot:
+        return _round_start(state, seat, last)
+    if live and state.auction.outcome()[0] != "open":
+        return (Phrase(N_("The auction is over, but its result cannot be recorded as it "
+                          "stands: see the message above (R5).")),)
+    if not state.auction.active:
+        return (Phrase(N_("Everyone is out of this auction: record the free lot, which goes to "
+                          "{start} (R9)."), start=state.start_player),)
+    if live:  # on the table, what the player whose turn it is may bid
+        bidder = state.auction.turn if seat is None else seat
+        return _turn(state, seat), _endings(state, bidder, seat is not None)
+    if seat is None:
+        return _opening(state), Phrase(N_(
+            "Nobody may bid an amount ending in the number of a card they hold; when one "
+            "bidder is left, record the winner and the price (R3)."))
+    return _opening(state), _endings(state, seat, True)
+
+
+def _round_start(state: GameState, seat: int | None, last) -> tuple[Phrase, ...]:
+    """What the last round came to (or the round start's variants), then the reveal (R2)."""
+    template = (N_("You are the start player: turn over the top 2 cards of the deck, the lot "
+                   "of round {round} (R2).") if seat == state.start else
+                N_("{start} is the start player: turn over the top 2 cards of the deck, the "
+                   "lot of round {round} (R2)."))
+    reveal = Phrase(template, start=state.start_player, round=state.round_number)
+    first = _settled(state, last) or _variants(state)
+    return (first, reveal) if first else (reveal,)
+
+
+def _settled(state: GameState, last) -> Phrase | None:
+    """The sale (R8) or free lot (R9) that just ended the last round, if it did."""
+    event, before = last or (None, None)
+    if isinstance(event, Sold) and state.last_sale is not before.last_sale:
+        return Phrase(N_("{winner} bought the lot for {price}: hand over the coins as shown "
+                         "above (R8)."),
+                      winner=event.winner, price=event.price)
+    if isinstance(event, (Sold, Free)):  # a French win at 0 is a free lot (R8)
+        return Phrase(N_("The lot went free: {start} takes it and no money moves (R9)."),
+                      start=state.start_player)
+    return None
+
+
+def _variants(state: GameState) -> Phrase | None:
+    """What may happen before the reveal with side sales (R6) or exchanges (R7) on."""
+    side, exchange = state.setup.side_sales, state.setup.exchange
+    if side and exchange:
+        template = N_("Before the reveal, a player may sell one of their cards to the others, "
+                      "and each in turn from {start} may swap a card with an opponent and "
+                      "then sit out this auction (R6, R7).")
+    elif side:
+        template = N_("Before the reveal, a player may put one of their cards up for auction "
+                      "among the others; the buyer pays the seller (R6).")
+    elif exchange:
+        template = N_("Before the reveal, each player in turn from {start} may swap a card "
+                      "with an opponent, and then sits out this round's auction (R7).")
+    else:
+        return None
+    return Phrase(template, start=state.start_player)
+
+
+def _opening(state: GameState) -> Phrase:
+    """Who opens the lot's auction, and how: the French start player must (R9)."""
+    opening, start = french_opening(state), state.start_player
+    if opening:
+        return Phrase(N_("{start} holds a 0, so must open at {opening} or more, and buys the "
+                         "lot if nobody raises (R9)."), start=start, opening=opening)
+    if opening == 0:
+        return Phrase(N_("{start} must open the bidding, at 0 or more; then, clockwise, each "
+                         "player bids higher or drops out (R9)."), start=start)
+    if state.start in state.excluded:
+        return Phrase(N_("{start} sits out this auction, so {opener} opens it; then, "
+                         "clockwise, each player bids higher or drops out (R3)."),
+                      start=start, opener=state.players[state.auction.active[0]])
+    return Phrase(N_("{start} opens the bidding or passes; then, clockwise, each player bids "
+                     "higher or drops out (R3)."), start=start)
+
+
+def _turn(state: GameState, seat: int | None) -> Phrase:
+    """Whose turn it is in a live auction, and what they may do (R3, R9)."""
+    auction, mine = state.auction, seat == state.auction.turn
+    player = state.players[auction.turn]
+    if auction.opened:
+        template = (N_("It is your turn: bid more than {high} or drop out (R3).") if mine else
+                    N_("It is {player}'s turn: bid more than {high} or drop out (R3)."))
+        return Phrase(template, player=player, high=auction.high)
+    if must_open(state, auction.turn) and mine:
+        opening = french_opening(state)
+        if opening:
+            return Phrase(N_("It is your turn: you hold a 0, so you must open at {opening} or "
+                             "more (R9)."), opening=opening)
+        return Phrase(N_("It is your turn: you must open the bidding, at 0 or more (R9)."))
+    if auction.turn == state.start and not mine:
+        return _opening(state)
+    template = (N_("It is your turn: open the bidding or drop out (R3).") if mine else
+                N_("It is {player}'s turn: open the bidding or drop out (R3)."))
+    return Phrase(template, player=player)
+
+
+# What a player may not bid in the lot's auction, by (said to them, digits they hold, 0
+# barred by the French rules besides).
+_ENDINGS = {
+    (True, True, False): N_("You may not bid amounts ending in {endings} (R3)."),
+    (True, True, True): N_("You may not bid 0, nor amounts ending in {endings} (R3)."),
+    (True, False, False): N_("You may bid any amount you can pay (R3)."),
+    (True, False, True): N_("You may bid any amount from 1 that you can pay (R8)."),
+    (False, True, False): N_("{player} may not bid amounts ending in {endings} (R3)."),
+    (False, True, True): N_("{player} may not bid 0, nor amounts ending in {endings} (R3)."),
+    (False, False, False): N_("{player} may bid any amount they can pay (R3)."),
+    (False, False, True): N_("{player} may bid any amount from 1 that they can pay (R8)."),
+}
+
+
+def _endings(state: GameState, seat: int, yours: bool) -> Phrase:
+    """The amounts the player may not bid in the lot's auction (R3, R8), said to them
+    (`yours`) or about them; or that they sit out this auction (R5, R7)."""
+    if yours and seat in state.excluded:
+        if seat in state.exchangers:
+            return Phrase(N_("You exchanged a card this round, so you sit out its auction (R7)."))
+        return Phrase(N_("You bid more than you hold, so you sit out this round's auction (R5)."))
+    digits = sorted(forbidden_digits(state.hands[seat]))
+    barred = zero_barred(state, seat) and 0 not in digits
+    return Phrase(_ENDINGS[yours, bool(digits), barred], player=state.players[seat],
+                  endings=Either(str(digit) for digit in digits))
