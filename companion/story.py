@@ -45,6 +45,7 @@ class Story:
 
     @property
     def penalty_coins(self) -> int:
+        """Coins paid into the pot for forbidden bids, by everyone."""
         return sum(self.penalties.values())
 
     @property
@@ -59,6 +60,7 @@ class Story:
 
     @property
     def free_round_numbers(self) -> Names:
+        """The rounds whose lot went free, to be joined with 'and'."""
         return Names(self.free_rounds)
 
 

@@ -1,14 +1,15 @@
 """What is still to come: the cards not yet turned up (R1, R2).
 
-Every card is turned face up when its lot is revealed, and side sales, exchanges and
-discards only move cards already seen, so what is still to come is public: the deck
-(6 families of 5 cards, each number on 3 cards) less the cards revealed so far. Which
-number sits in which family is not known (R1), so a family's cards to come are told as
-a count, with the numbers that may still turn up in it.
+Every card is turned face up when its lot is revealed; side sales, exchanges and discards
+only move cards already seen, and no card is set aside (R2: the whole deck is auctioned).
+So what is still to come is public: the deck (6 families of 5 cards, each number on 3
+cards) less the cards revealed so far. Which number sits in which family is not known
+(R1), so a family's cards to come are told as a count, with the numbers that may still
+turn up in it.
 """
 from dataclasses import dataclass
 
-from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
+from .cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .scoring import set_gain
 from .state import GameState, may_reveal
 

@@ -60,7 +60,8 @@ def test_the_score_page_tells_the_story(host):
     for sentence in (
             "The game's story",
             "The biggest payment: Bert paid 5 for the lot of round 5.",
-            "The most coins received in one sale: Claus took 4 when Anna bought the lot of round 14.",
+            "The most coins received in one sale: Claus took 4 when Anna bought the lot of "
+            "round 14.",
             "Penalties: 13 coins went into the pot for forbidden bids (Anna 5, Bert 4, Claus 4).",
             "The lot bought for the least: Anna paid 1 in round 3.",
             "2 lots went free, in rounds 1 and 10."):
@@ -76,8 +77,8 @@ def test_the_story_in_french(host):
             "Le plus gros paiement : Bert a payé 5 pour le lot du tour 5.",
             "Le plus de pièces reçues en une vente : Claus a pris 4 quand Anna a acheté le lot "
             "du tour 14.",
-            "Pénalités de malédiction : 13 pièces sont allées au pot commun pour des enchères "
-            "interdites (Anna 5, Bert 4, Claus 4).",
+            "Pénalités de malédiction : 13 pièces sont allées au pot commun pour des "
+            "enchères interdites (Anna 5, Bert 4, Claus 4).",
             "Le lot acheté le moins cher : Anna a payé 1 au tour 3.",
             "2 lots sont partis gratuitement, aux tours 1 et 10."):
         assert sentence in page
@@ -88,3 +89,11 @@ def test_no_story_before_the_end(host):
     record["events"] = record["events"][:20]
     token = import_record(host, json.dumps(record).encode()).headers["Location"].rsplit("/", 1)[1]
     assert "The game's story" not in text(host.get(f"/g/{token}/score"))
+
+
+def test_names_in_the_story_are_escaped(host):
+    record = GAME_1.read_text(encoding="utf-8").replace('"Anna"', '"<i>Anna</i>"')
+    response = import_record(host, record.encode())
+    page = host.get(response.headers["Location"] + "/score").get_data(as_text=True)
+    assert "forbidden bids (&lt;i&gt;Anna&lt;/i&gt; 5, Bert 4, Claus 4)" in page
+    assert "<i>Anna" not in page

@@ -13,7 +13,8 @@ from companion.state import fold_all
 from companion.unseen import unseen, worth
 
 from tests.helpers import FIXTURES, RECORDS, card
-from tests.web_helpers import app, body, host, import_record, join, phone_client, text  # noqa: F401 (fixtures)
+from tests.web_helpers import body, import_record, join, phone_client, text
+from tests.web_helpers import app, host  # noqa: F401 (fixtures)
 
 EACH_RECORD = pytest.mark.parametrize("path", RECORDS, ids=lambda path: path.stem)
 GAME_1 = FIXTURES / "full-game-1.json"
