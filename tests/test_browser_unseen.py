@@ -41,3 +41,19 @@ def test_a_phone_shows_what_is_still_to_come_and_keeps_it_open(server, phone_bro
     expect(summary).to_have_text("Still to come: 16 cards in 8 rounds", timeout=WAIT)
     expect(phone.locator("details.unseen")).to_have_attribute("open", "")
     expect(phone.locator("details.unseen table").first).to_be_visible()
+
+
+def test_in_french_it_fits_a_phone_too(server, phone_browser):
+    token = round_6(server.app.test_client())
+    context = phone_browser.new_context(**PHONE)
+    context.add_cookies([{"name": "lang", "value": "fr", "url": server.phone_url}])
+    phone = open_page(context, f"{server.phone_url}/g/{token}/join", [])
+    press(phone.get_by_role("button", name="Bert"))
+    expect(phone).to_have_url(re.compile(r"/me$"))
+    summary = phone.locator("details.unseen summary")
+    expect(summary).to_have_text("Encore à venir\u00a0: 18 cartes en 9 tours")
+    press(summary)
+    expect(phone.locator("details.unseen th", has_text="Points qu'une carte vous rapporte")
+           ).to_be_visible()
+    summary.evaluate("element => element.scrollIntoView()")
+    check_screen(phone, "unseen-fr")
