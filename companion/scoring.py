@@ -61,6 +61,12 @@ def score(names, hands, coins) -> Score:
     return Score(players=players, winners=winners, tie=tie)
 
 
+def set_gain(hand, family: str) -> int:
+    """The set points one more card of `family` would add to `hand` (R10)."""
+    held = sum(card.family == family for card in hand)
+    return SET_POINTS[held + 1] - SET_POINTS[held]
+
+
 def _player_score(name, hand, coins, richest) -> PlayerScore:
     families = Counter(card.family for card in hand)
     return PlayerScore(

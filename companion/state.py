@@ -157,6 +157,12 @@ def may_reveal(state: GameState, card: Card) -> bool:
             and numbers.count(card.number) < NUMBER_COPIES)
 
 
+def penalty_paid(before: GameState, after: GameState) -> bool:
+    """Whether the penalty that led from `before` to `after` cost a coin: a player who
+    holds none pays nothing (R4)."""
+    return after.pot != before.pot
+
+
 def next_actions(state: GameState) -> frozenset[str]:
     """The kinds of event the round is at (each is still checked when made): before the
     reveal, the reveal and the round-start variants (R6, R7); after it, the auction's

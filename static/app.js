@@ -81,3 +81,19 @@ document.addEventListener("change", (event) => {
     form.requestSubmit();
   }
 });
+
+// A <details data-keep-open> the reader opened (what is still to come) stays open when a
+// poll brings a fresh live part: the same id is opened again in it.
+const keptOpen = new Set();
+document.addEventListener("toggle", (event) => {
+  const details = event.target;
+  if (details.matches && details.matches("details[data-keep-open]")) {
+    if (details.open) keptOpen.add(details.id); else keptOpen.delete(details.id);
+  }
+}, true);
+document.addEventListener("htmx:load", () => {
+  keptOpen.forEach((id) => {
+    const details = document.getElementById(id);
+    if (details) details.open = true;
+  });
+});

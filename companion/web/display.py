@@ -21,4 +21,5 @@ def live(token):
 
 def _context(game) -> dict:
     return dict(**views.status(game), players=views.players(game), body_class="tv",
-                auction=views.auction_view(game), join_url=join_url(game))
+                auction=views.auction_view(game), join_url=join_url(game),
+                to_come=views.to_come(game))

@@ -14,6 +14,7 @@ from .. import games
 from ..qr import qr_svg
 from ..refusal import Refusal
 from ..store import Conflict
+from ..story import story
 from . import views
 from .chart import chart_key, coins_chart
 from .history import journal, rounds
@@ -188,6 +189,7 @@ def score(token):
 def _score(game) -> dict:
     finished = game.state.finished
     return dict(game=game, score=game.state.score(),
+                story=story(game.events, game.states) if finished else None,
                 chart=coins_chart(game) if finished else None,
                 key=chart_key(game) if finished else None)
 
@@ -244,6 +246,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), **access(game), join_url=join_url(game),
                 players=views.players(game),
                 grid=None if state.lot else views.reveal_grid(game, state), held=held,
+                to_come=views.to_come(game),
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),

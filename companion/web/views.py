@@ -10,7 +10,9 @@ from ..games import Game, actions, actions_at, auction_running
 from ..guide import what_now
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
-from ..state import GameState, may_reveal, must_open, result_refusal, sale_preview
+from ..state import (GameState, may_reveal, must_open, penalty_paid, result_refusal,
+                     sale_preview)
+from ..unseen import Unseen, unseen, worth
 from .forms import card_value
 from .i18n import catalog, elide, family_label
 
@@ -111,6 +113,41 @@ def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]
     views = deck(game)
     return [[(views[card], may_reveal(state, card)) for number in NUMBERS
              for card in [Card(family, number)]] for family in game.setup.families]
+
+
+@dataclass(frozen=True)
+class FamilyToCome:
+    """One family's row of what is still to come: its look, how many of its cards are to
+    come, the numbers they may show, and (on a phone) the set points one more of its
+    cards would add to that phone's player (R10)."""
+
+    symbol: str
+    look: str
+    name: str
+    left: int
+    numbers: tuple[int, ...]
+    worth: int | None
+
+
+@dataclass(frozen=True)
+class ToCome:
+    """What is still to come, as the screens show it."""
+
+    unseen: Unseen
+    families: tuple[FamilyToCome, ...]
+    mine: bool  # with the set points for the phone's player
+
+
+def to_come(game: Game, seat: int | None = None) -> ToCome:
+    """The cards not yet seen, by family; given a seat, what each would add to its
+    player's sets."""
+    state = game.state
+    still = unseen(state)
+    points = worth(state, game.setup.players[seat], still) if seat is not None else {}
+    return ToCome(still, tuple(
+        FamilyToCome(SYMBOLS[index], look(index), family_label(family), left,
+                     still.numbers_in(family), points.get(family))
+        for index, (family, left) in enumerate(still.families.items())), seat is not None)
 
 
 def table_actions(game: Game) -> frozenset[str]:
@@ -285,7 +322,7 @@ def describe(game: Game, index: int) -> Phrase:
     if isinstance(event, Free) and auction is not None and auction.high == 0:
         return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R8)"),
                       player=game.setup.players[auction.leader])
-    paid = not isinstance(event, Penalty) or after.pot != before.pot
+    paid = not isinstance(event, Penalty) or penalty_paid(before, after)
     return describe_event(game, event, paid)
 
 
@@ -380,7 +417,7 @@ def handover(game: Game, index: int) -> Phrase | None:
         return Phrase(N_("{buyer} pays {seller} {price} for {card}"), buyer=event.buyer,
                       seller=event.seller, price=event.price,
                       card=str(card_view(game, event.card)))
-    if isinstance(event, Penalty) and game.state_at(index + 1).pot != game.state_at(index).pot:
+    if isinstance(event, Penalty) and penalty_paid(game.state_at(index), game.state_at(index + 1)):
         return Phrase(N_("{player} puts 1 coin into the pot (forbidden bid)"),
                       player=event.player)
     if isinstance(event, Free):

@@ -1,0 +1,54 @@
+"""What is still to come: the cards not yet turned up (R1, R2).
+
+Every card is turned face up when its lot is revealed; side sales, exchanges and discards
+only move cards already seen, and no card is set aside (R2: the whole deck is auctioned).
+So what is still to come is public: the deck (6 families of 5 cards, each number on 3
+cards) less the cards revealed so far. Which number sits in which family is not known
+(R1), so a family's cards to come are told as a count, with the numbers that may still
+turn up in it.
+"""
+from dataclasses import dataclass
+
+from .cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
+from .scoring import set_gain
+from .state import GameState, may_reveal
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """The cards not yet seen, by family and by number, and the lots still to come."""
+
+    families: dict[str, int]  # each family (in the game's order): its cards to come
+    numbers: dict[int, int]  # each number 0-9: its cards to come
+    possible: tuple[Card, ...]  # each (family, number) that may still turn up (R1)
+    rounds_left: int  # lots not yet revealed
+
+    @property
+    def count(self) -> int:
+        """How many cards are still to come: 2 a lot left (R2)."""
+        return sum(self.families.values())
+
+    def numbers_in(self, family: str) -> tuple[int, ...]:
+        """The numbers that may still turn up in `family`."""
+        return tuple(card.number for card in self.possible if card.family == family)
+
+
+def unseen(state: GameState) -> Unseen:
+    """What is still to come after `state`: a revealed lot is seen already."""
+    seen = state.seen
+    families = {family: FAMILY_SIZE - sum(card.family == family for card in seen)
+                for family in state.setup.families}
+    numbers = {number: NUMBER_COPIES - sum(card.number == number for card in seen)
+               for number in NUMBERS}
+    possible = tuple(Card(family, number) for family in state.setup.families
+                     for number in NUMBERS if may_reveal(state, Card(family, number)))
+    rounds_left = ROUNDS - state.rounds_played - (1 if state.lot else 0)
+    return Unseen(families, numbers, possible, rounds_left)
+
+
+def worth(state: GameState, name: str, still: Unseen) -> dict[str, int]:
+    """For each family with cards still to come, the set points one more of its cards
+    would add to `name`'s hand now (R10)."""
+    hand = state.hand_of(name)
+    return {family: set_gain(hand, family) for family, count in still.families.items()
+            if count}
