@@ -3,7 +3,9 @@
 `apply` either returns a new state or raises a Refusal and leaves the old
 state as it was: states are immutable.
 """
+from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import bid_problems, digit_problem, forbidden_digits, french_opening, money_problem
@@ -133,9 +135,9 @@ def _check_new_card(state: GameState, card: Card) -> None:
 
 def _check_counts(seen, lot) -> None:
     """At most 5 cards of a family and 3 of a number (R1)."""
-    families, numbers = _counts(seen)
+    families, numbers = seen_counts(seen)
     for card in lot:
-        family_count, number_count = families.count(card.family), numbers.count(card.number)
+        family_count, number_count = families[card.family], numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
                           count=family_count, family=card.family, size=FAMILY_SIZE)
@@ -144,17 +146,20 @@ def _check_counts(seen, lot) -> None:
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
 
 
-def _counts(seen) -> tuple[list[str], list[int]]:
-    """The family and the number of every seen card (R1 counts them)."""
-    return [card.family for card in seen], [card.number for card in seen]
+@lru_cache(maxsize=1024)
+def seen_counts(seen: frozenset[Card]) -> tuple[Counter, Counter]:
+    """How many of the `seen` cards each family and each number has (R1 counts them):
+    counted once per set of seen cards (a screen asks of every card of the deck), so
+    the counters are shared and not to be changed."""
+    return Counter(card.family for card in seen), Counter(card.number for card in seen)
 
 
 def may_reveal(state: GameState, card: Card) -> bool:
     """Whether `card` can still turn up in a lot: unseen, and neither its family nor its
     number used up (R1)."""
-    families, numbers = _counts(state.seen)
-    return (card not in state.seen and families.count(card.family) < FAMILY_SIZE
-            and numbers.count(card.number) < NUMBER_COPIES)
+    families, numbers = seen_counts(state.seen)
+    return (card not in state.seen and families[card.family] < FAMILY_SIZE
+            and numbers[card.number] < NUMBER_COPIES)
 
 
 def penalty_paid(before: GameState, after: GameState) -> bool:

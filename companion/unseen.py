@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .scoring import set_gain
-from .state import GameState, may_reveal
+from .state import GameState, may_reveal, seen_counts
 
 
 @dataclass(frozen=True)
@@ -35,11 +35,9 @@ class Unseen:
 
 def unseen(state: GameState) -> Unseen:
     """What is still to come after `state`: a revealed lot is seen already."""
-    seen = state.seen
-    families = {family: FAMILY_SIZE - sum(card.family == family for card in seen)
-                for family in state.setup.families}
-    numbers = {number: NUMBER_COPIES - sum(card.number == number for card in seen)
-               for number in NUMBERS}
+    in_families, in_numbers = seen_counts(state.seen)
+    families = {family: FAMILY_SIZE - in_families[family] for family in state.setup.families}
+    numbers = {number: NUMBER_COPIES - in_numbers[number] for number in NUMBERS}
     possible = tuple(Card(family, number) for family in state.setup.families
                      for number in NUMBERS if may_reveal(state, Card(family, number)))
     rounds_left = ROUNDS - state.rounds_played - (1 if state.lot else 0)

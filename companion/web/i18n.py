@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, g, redirect, request
 from flask.globals import request_ctx
-from flask_babel import Babel, format_datetime, get_locale, get_translations, gettext
+from flask_babel import Babel, format_datetime, get_translations, gettext
 from jinja2 import pass_context
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
@@ -51,9 +51,11 @@ def init(app) -> None:
 
 
 def current_language() -> str:
-    """The request's language, looked up once per request (a page says a hundred things)."""
+    """The request's language, looked up once per request (a page says a hundred things);
+    the code Flask-Babel's locale is made from, so that a screen kept from an earlier
+    request is found without parsing a locale."""
     if "language" not in g:
-        g.language = str(get_locale() or DEFAULT)
+        g.language = language()
     return g.language
 
 
