@@ -53,6 +53,13 @@ def french_opening(state) -> int | None:
     return lowest_bid(state.hands[state.start], state.coins[state.start])
 
 
+def outbid_floor(state, seat: int) -> int | None:
+    """French rules: the amount anyone but the start player bound to open must bid above
+    to win the lot, the start player's lowest opening (R9); None when there is none."""
+    opening = french_opening(state)
+    return opening if opening is not None and seat != state.start else None
+
+
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:
     """Refusal if the bid ends in a digit the player holds (R3)."""
     digit = amount % 10

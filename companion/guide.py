@@ -3,10 +3,10 @@ first-timers (R2-R10), on the table screen (no seat) or a player's phone (their 
 
 Every rule is asked of the core (`bidding`, `state`); only the words are chosen here.
 """
-from .bidding import forbidden_digits, french_opening, zero_barred
+from .bidding import forbidden_digits, french_opening, outbid_floor, zero_barred
 from .events import Free, Sold
 from .phrase import N_, Either, Phrase
-from .state import GameState, must_open
+from .state import GameState, must_open, settled_sale
 
 GAME_OVER = (
     Phrase(N_("The game is over: each family held scores 1, 3, 6, 10 or 15 points for 1 to 5 "
@@ -24,9 +24,11 @@ def what_now(state: GameState, live: bool, seat: int | None = None,
         return GAME_OVER
     if not state.lot:
         return _round_start(state, seat, last)
-    if live and state.auction.outcome()[0] != "open":
-        return (Phrase(N_("The auction is over, but its result cannot be recorded as it "
-                          "stands: see the message above (R5).")),)
+    if live and state.auction.outcome()[0] == "sold":  # a result the rules refused
+        return (Phrase(N_("{player} won the auction at {high} but can no longer pay it: "
+                          "record their overbid; they discard a card and the auction starts "
+                          "again without them (R5)."),
+                       player=state.players[state.auction.leader], high=state.auction.high),)
     if not state.auction.active:
         return (Phrase(N_("Everyone is out of this auction: record the free lot, which goes to "
                           "{start} (R9)."), start=state.start_player),)
@@ -54,7 +56,7 @@ def _round_start(state: GameState, seat: int | None, last) -> tuple[Phrase, ...]
 def _settled(state: GameState, last) -> Phrase | None:
     """The sale (R8) or free lot (R9) that just ended the last round, if it did."""
     event, before = last or (None, None)
-    if isinstance(event, Sold) and state.last_sale is not before.last_sale:
+    if event is not None and settled_sale(event, before, state) is not None:
         return Phrase(N_("{winner} bought the lot for {price}: hand over the coins as shown "
                          "above (R8)."),
                       winner=event.winner, price=event.price)
@@ -95,6 +97,9 @@ def _opening(state: GameState) -> Phrase:
         return Phrase(N_("{start} sits out this auction, so {opener} opens it; then, "
                          "clockwise, each player bids higher or drops out (R3)."),
                       start=start, opener=state.players[state.auction.active[0]])
+    if state.setup.edition == "fr":  # not bound to open: no amount they may bid (R9)
+        return Phrase(N_("{start} has no amount they may bid, so does not open; then, "
+                         "clockwise, each player bids or drops out (R9)."), start=start)
     return Phrase(N_("{start} opens the bidding or passes; then, clockwise, each player bids "
                      "higher or drops out (R3)."), start=start)
 
@@ -120,28 +125,41 @@ def _turn(state: GameState, seat: int | None) -> Phrase:
     return Phrase(template, player=player)
 
 
-# What a player may not bid in the lot's auction, by (said to them, digits they hold, 0
-# barred by the French rules besides).
+# What a player may not bid in the lot's auction, by (said to them, digits they hold, what
+# the French rules bar besides: 0, or every amount up to the start player's opening).
 _ENDINGS = {
-    (True, True, False): N_("You may not bid amounts ending in {endings} (R3)."),
-    (True, True, True): N_("You may not bid 0, nor amounts ending in {endings} (R3)."),
-    (True, False, False): N_("You may bid any amount you can pay (R3)."),
-    (True, False, True): N_("You may bid any amount from 1 that you can pay (R8)."),
-    (False, True, False): N_("{player} may not bid amounts ending in {endings} (R3)."),
-    (False, True, True): N_("{player} may not bid 0, nor amounts ending in {endings} (R3)."),
-    (False, False, False): N_("{player} may bid any amount they can pay (R3)."),
-    (False, False, True): N_("{player} may bid any amount from 1 that they can pay (R8)."),
+    (True, True, None): N_("You may not bid amounts ending in {endings} (R3)."),
+    (True, True, "zero"): N_("You may not bid 0, nor amounts ending in {endings} (R3)."),
+    (True, True, "opening"): N_("You may bid only more than {floor}, and no amount ending in "
+                                "{endings} (R3, R9)."),
+    (True, False, None): N_("You may bid any amount you can pay (R3)."),
+    (True, False, "zero"): N_("You may bid any amount from 1 that you can pay (R8)."),
+    (True, False, "opening"): N_("You may bid any amount above {floor} that you can pay (R9)."),
+    (False, True, None): N_("{player} may not bid amounts ending in {endings} (R3)."),
+    (False, True, "zero"): N_("{player} may not bid 0, nor amounts ending in {endings} (R3)."),
+    (False, True, "opening"): N_("{player} may bid only more than {floor}, and no amount "
+                                 "ending in {endings} (R3, R9)."),
+    (False, False, None): N_("{player} may bid any amount they can pay (R3)."),
+    (False, False, "zero"): N_("{player} may bid any amount from 1 that they can pay (R8)."),
+    (False, False, "opening"): N_("{player} may bid any amount above {floor} that they can "
+                                  "pay (R9)."),
 }
 
 
 def _endings(state: GameState, seat: int, yours: bool) -> Phrase:
-    """The amounts the player may not bid in the lot's auction (R3, R8), said to them
+    """The amounts the player may not bid in the lot's auction (R3, R8, R9), said to them
     (`yours`) or about them; or that they sit out this auction (R5, R7)."""
     if yours and seat in state.excluded:
         if seat in state.exchangers:
             return Phrase(N_("You exchanged a card this round, so you sit out its auction (R7)."))
         return Phrase(N_("You bid more than you hold, so you sit out this round's auction (R5)."))
     digits = sorted(forbidden_digits(state.hands[seat]))
-    barred = zero_barred(state, seat) and 0 not in digits
+    floor = outbid_floor(state, seat)
+    if floor:
+        barred = "opening"
+    elif zero_barred(state, seat) and 0 not in digits:
+        barred = "zero"
+    else:
+        barred = None
     return Phrase(_ENDINGS[yours, bool(digits), barred], player=state.players[seat],
-                  endings=Either(str(digit) for digit in digits))
+                  floor=floor, endings=Either(str(digit) for digit in digits))

@@ -22,6 +22,7 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY
 # (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
 # being refused.
 BACKLOG = 1024
+SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
 # How long a thread may hold Python's lock while another waits for it (Python's default is
 # 5 ms). A request's thread gives the lock up at each system call (its SQLite query, its
 # socket write) and must then wait for it again: with the default, every such call cost
@@ -195,7 +196,10 @@ def create_server(app, map=None, **options):
     """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
     `waitress_options`), not started: `run()` serves. Its sockets are in `map`."""
     sys.setswitchinterval(SWITCH_INTERVAL)
-    _allow_open_files(options.get("connection_limit", 100) + 100)
+    limit = options.get("connection_limit", 100)
+    allowed = _allow_open_files(limit + SPARE_FILES)
+    if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
+        options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
     sockets = {} if map is None else map
     server = waitress.create_server(app, map=sockets, **options)
     for listener in list(sockets.values()):  # one per address listened on
@@ -222,14 +226,16 @@ class _Channel(HTTPChannel):
     task_class = _KeepAliveTask
 
 
-def _allow_open_files(count: int) -> None:
+def _allow_open_files(count: int) -> int | None:
     """Let this process open `count` files (one per connection), as far as the system's
-    hard limit allows; where there is no such limit to raise, nothing to do."""
+    hard limit allows: how many it may open now (None: no limit, or none to know)."""
     try:
         import resource
     except ImportError:  # Windows
-        return
+        return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = count if hard == resource.RLIM_INFINITY else min(count, hard)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = wanted
+    return None if soft == resource.RLIM_INFINITY else soft

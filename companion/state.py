@@ -6,9 +6,12 @@ state as it was: states are immutable.
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
+from typing import Mapping
 
 from .auction import Auction, after_bid, after_pass, open_auction
-from .bidding import bid_problems, digit_problem, forbidden_digits, french_opening, money_problem
+from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
+                      money_problem, outbid_floor)
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Phrase
@@ -147,11 +150,12 @@ def _check_counts(seen, lot) -> None:
 
 
 @lru_cache(maxsize=1024)
-def seen_counts(seen: frozenset[Card]) -> tuple[Counter, Counter]:
-    """How many of the `seen` cards each family and each number has (R1 counts them):
-    counted once per set of seen cards (a screen asks of every card of the deck), so
-    the counters are shared and not to be changed."""
-    return Counter(card.family for card in seen), Counter(card.number for card in seen)
+def seen_counts(seen: frozenset[Card]) -> tuple[Mapping[str, int], Mapping[int, int]]:
+    """How many of the `seen` cards each family and each number has, 0 for none (R1
+    counts them): counted once per set of seen cards (a screen asks of every card of the
+    deck), and read-only, since every caller shares them."""
+    return (MappingProxyType(Counter(card.family for card in seen)),
+            MappingProxyType(Counter(card.number for card in seen)))
 
 
 def may_reveal(state: GameState, card: Card) -> bool:
@@ -160,6 +164,14 @@ def may_reveal(state: GameState, card: Card) -> bool:
     families, numbers = seen_counts(state.seen)
     return (card not in state.seen and families[card.family] < FAMILY_SIZE
             and numbers[card.number] < NUMBER_COPIES)
+
+
+def settled_sale(event, before: GameState, after: GameState) -> Settlement | None:
+    """The payment `event`, leading from `before` to `after`, settled: a sale's (R8);
+    None for any other event, and for a French win at 0, a free lot (R8.6)."""
+    if isinstance(event, Sold) and after.last_sale is not before.last_sale:
+        return after.last_sale
+    return None
 
 
 def penalty_paid(before: GameState, after: GameState) -> bool:
@@ -204,8 +216,8 @@ def _sold(state: GameState, event: Sold) -> GameState:
 def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
     """French rules: anyone but the start player bound to open buys the lot only by
     outbidding their lowest opening (R9)."""
-    opening = french_opening(state)
-    if opening is not None and seat != state.start and price <= opening:
+    opening = outbid_floor(state, seat)
+    if opening is not None and price <= opening:
         raise Refusal("R9", "French rules: the start player {start} must open at {opening} or "
                             "more, so {player} can win only above {opening}, not at {price}",
                       start=state.start_player, opening=opening, player=state.players[seat],

@@ -6,9 +6,9 @@ payments are the settlements the game made (R8), never worked out a second time.
 from dataclasses import dataclass
 
 from .events import Free, Penalty, Sold
-from .phrase import Names
+from .phrase import N_, Names, Phrase, Series
 from .settlement import Settlement
-from .state import penalty_paid
+from .state import penalty_paid, settled_sale
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,11 @@ class Story:
         return sum(self.penalties.values())
 
     @property
-    def penalty_payers(self) -> list[tuple[str, int]]:
-        """Who paid penalties and how many, most first (who paid first among equals)."""
-        return sorted(self.penalties.items(), key=lambda item: -item[1])
+    def penalty_payers(self) -> Series:
+        """Who paid penalties and how many, most first (who paid first among equals):
+        'Anna 5, Bert 4'."""
+        return Series(Phrase(N_("{player} {coins}"), player=player, coins=coins) for player, coins
+                      in sorted(self.penalties.items(), key=lambda item: -item[1]))
 
     @property
     def takers(self) -> Names:
@@ -69,8 +71,9 @@ def story(events, states) -> Story:
     sales, free_rounds, penalties = [], [], {}
     for event, before, after in zip(events, states, states[1:]):
         round_number = before.round_number
-        if isinstance(event, Sold) and after.last_sale is not before.last_sale:
-            sales.append(Sale(round_number, after.last_sale))
+        sale = settled_sale(event, before, after)
+        if sale is not None:
+            sales.append(Sale(round_number, sale))
         elif isinstance(event, (Sold, Free)):  # a French win at 0 is a free lot (R8.6)
             free_rounds.append(round_number)
         elif isinstance(event, Penalty) and penalty_paid(before, after):

@@ -1,9 +1,9 @@
 """What happens now (companion/guide.py) where the web tests' game does not go: exchanges,
 players out of the auction, the French ban on bidding 0 (R5, R7, R8, R9)."""
-from companion.events import Bid, Sold
+from companion.events import Bid, Free, Pass, Penalty, Sold
 from companion.guide import what_now
-from companion.state import fold
-from tests.helpers import exchange, overbid, play, reveal, setup
+from companion.state import apply, fold
+from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 HANDS = {"Anna": "red 1 blue 5", "Bert": "red 2 blue 6", "Claus": "red 3 blue 7"}  # Claus starts
 LOT = reveal("green 0 green 4")
@@ -61,3 +61,36 @@ def test_R8_french_rules_nobody_but_the_start_player_may_bid_0():
     assert words(opened, live=True) == [
         "It is Claus's turn: bid more than 0 or drop out (R3).",
         "Claus may bid any amount from 1 that they can pay (R8)."]
+
+
+def test_R9_french_rules_others_are_told_to_bid_above_the_opening_of_a_start_player_with_a_0():
+    """Claus buys a 0 and a 1 and starts: he must open at 2, so the others win only above
+    2 (R9), as the core holds them to."""
+    state = fold(setup(edition="fr"), [
+        reveal("red 2 blue 5"), Sold("Anna", 3), reveal("red 3 blue 6"), Sold("Bert", 4),
+        reveal("red 0 blue 1"), Sold("Claus", 4), reveal("green 4 green 7")])
+    assert words(state)[0] == ("Claus holds a 0, so must open at 2 or more, and buys the lot if "
+                               "nobody raises (R9).")
+    assert words(state, seat=1)[1] == ("You may bid only more than 2, and no amount ending in 3 "
+                                       "or 6 (R3, R9).")
+    assert refused(state, Sold("Bert", 2)).rule == "R9"
+    assert apply(state, Sold("Bert", 4)).last_sale.winner == "Bert"
+
+
+def test_R9_french_rules_a_start_player_with_no_legal_bid_does_not_open():
+    """Anna holds a 0 and a 1 and has 1 coin: every amount she can pay is forbidden."""
+    state = fold(setup(edition="fr", start_coins=1),
+                 [reveal("red 0 blue 1"), Free(), reveal("green 4 green 7")])
+    assert words(state)[0] == ("Anna has no amount they may bid, so does not open; then, "
+                               "clockwise, each player bids or drops out (R9).")
+
+
+def test_R5_a_live_auction_whose_winner_can_no_longer_pay_asks_for_the_overbid():
+    """Anna bids 12 of her 12 coins, then pays a penalty coin (R4): her win cannot be
+    recorded, her overbid can."""
+    state = play(reveal("red 1 blue 5"), Bid("Anna", 12), Penalty("Anna"), Pass("Bert"),
+                 Pass("Claus"), hands={"Anna": "green 3 yellow 6"})
+    expected = ["Anna won the auction at 12 but can no longer pay it: record their overbid; "
+                "they discard a card and the auction starts again without them (R5)."]
+    assert words(state, live=True) == expected
+    assert words(state, live=True, seat=1) == expected

@@ -124,6 +124,21 @@ def test_waitress_holds_many_connections_closes_idle_ones_and_bounds_uploads(sta
     assert options["threads"] == 8 and options["backlog"] >= 1024
 
 
+def test_a_system_that_allows_fewer_open_files_gets_fewer_connections(tmp_path, monkeypatch):
+    """With room for 600 open files only, waitress takes 500 connections, not 4,000 it
+    could not open (each connection is a file)."""
+    import resource
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (600, 600))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)
+    app = create_app(tmp_path / "data")
+    server = serve.create_server(app, map={}, host="127.0.0.1", port=0,
+                                 **serve.waitress_options(app))
+    try:
+        assert server.adj.connection_limit == 500
+    finally:
+        server.close()
+
+
 def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
     """waitress closes the connection after any 204 unless told otherwise: the table's
     server keeps it, so a phone's poll each second does not open a new one each time."""

@@ -34,7 +34,7 @@ def test_the_story_of_an_example_record_read_by_hand():
     assert (best.round, best.settlement.winner, tuple(told.takers), best.settlement.share) == (
         14, "Anna", ("Claus",), 4)
     # 14 penalties; Anna's in round 4 (event 13) found her with no coin, so 13 were paid.
-    assert told.penalty_payers == [("Anna", 5), ("Bert", 4), ("Claus", 4)]
+    assert str(told.penalty_payers) == "Anna 5, Bert 4, Claus 4"
     assert told.penalty_coins == 13
 
 

@@ -209,7 +209,8 @@ def test_the_help_is_on_for_the_server_s_first_game_and_off_after(host):
     assert "guide" not in find_form(host.get("/"), "new-game").fields
     second = new_game(host)
     assert guide(host.get(f"/g/{second}")) is None
-    assert new_game(host, guide="on") and guide(host.get(f"/g/{first}")) is not None
+    third = new_game(host, guide="on")  # the host may still turn it on
+    assert guide(host.get(f"/g/{third}")).startswith("What happens now:")
 
 
 def test_the_host_turns_the_help_on_and_off_for_every_screen(app, host):

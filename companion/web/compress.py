@@ -85,12 +85,8 @@ class Holed:
 
     def __init__(self, text: str, hole: str):
         self.pieces = [piece.encode() for piece in text.split(hole)]
-        self._deflated: list[bytes] | None = None  # made when a device first takes gzip
-
-    @property
-    def size(self) -> int:
-        """Bytes of text kept (their deflated forms add about a fifth, once made)."""
-        return sum(map(len, self.pieces))
+        self._deflated = [_deflated(piece) for piece in self.pieces]
+        self.size = sum(map(len, self.pieces)) + sum(map(len, self._deflated))  # bytes kept
 
     def filled(self, words: str) -> bytes:
         """The text with `words` in every hole."""
@@ -98,8 +94,6 @@ class Holed:
 
     def gzip(self, words: str) -> bytes:
         """The gzip of `filled(words)`, made of the pieces deflated once."""
-        if self._deflated is None:
-            self._deflated = [_deflated(piece) for piece in self.pieces]
         filler = words.encode()
         between, crc = _deflated(filler), 0
         out = [_GZIP_HEADER]

@@ -154,17 +154,17 @@ def _create(record, options, form):
 def _home(form=None, error=None):
     """The host's page: a page of the games (one whose log no longer replays, marked so),
     the forms, the devices granted host rights."""
-    return render_template("home.html", listed=_listed(), form=form, error=error,
+    count = store().game_count()
+    return render_template("home.html", listed=_listed(count), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            grants=store().grants(), lan_url=current_app.config["LAN_URL"],
-                           first_game=not store().game_count(),
-                           host_key=store().secret("host_key"))
+                           first_game=not count, host_key=store().secret("host_key"))
 
 
-def _listed() -> Paged:
-    """The page of the games asked for (`?page=`, the newest first; page 1 if the number
-    is not one, the last one if there are fewer pages): what the list shows of each."""
-    pages = page_count(store().game_count(), GAMES_PER_PAGE)
+def _listed(count: int) -> Paged:
+    """The page of the `count` games asked for (`?page=`, the newest first; page 1 if the
+    number is not one, the last one if there are fewer pages): what the list shows of each."""
+    pages = page_count(count, GAMES_PER_PAGE)
     page = within(whole(request.args.get("page")) or 1, pages)
     return Paged(listing.listed(store(), (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE),
                  page, pages)

@@ -11,7 +11,7 @@ from ..guide import what_now
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 from ..state import (GameState, may_reveal, must_open, penalty_paid, result_refusal,
-                     sale_preview)
+                     sale_preview, settled_sale)
 from ..unseen import Unseen, unseen, worth
 from .forms import card_value
 from .i18n import catalog, elide, family_label
@@ -167,10 +167,10 @@ def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[tuple[
     words it is listed by ('Anna: ♦ red 5'): the words translated once per list, not
     once per card (a late round lists forty cards in each of four lists)."""
     words, views = catalog().ugettext(CARD_CHOICE), deck(game)
-    return [(name, seat, [(views[card], elide(words, {"owner": name}) % {"owner": name,
-                                                                        "card": views[card]})
+    return [(name, seat, [(views[card], owned % {"owner": name, "card": views[card]})
                           for card in state.hands[seat]])
-            for seat, name in enumerate(game.setup.players)]
+            for seat, name in enumerate(game.setup.players)
+            for owned in [elide(words, {"owner": name})]]
 
 
 @dataclass(frozen=True)
@@ -402,10 +402,8 @@ def payment_of(game: Game, index: int) -> Phrase | None:
     """The payment event `index` brought, if it was a sale."""
     if not isinstance(game.events[index], Sold):
         return None
-    before, after = game.state_at(index), game.state_at(index + 1)
-    if after.last_sale is before.last_sale:
-        return FREE_AT_ZERO
-    return after.last_sale.instructions_phrase
+    sale = settled_sale(game.events[index], game.state_at(index), game.state_at(index + 1))
+    return FREE_AT_ZERO if sale is None else sale.instructions_phrase
 
 
 def handover(game: Game, index: int) -> Phrase | None:
