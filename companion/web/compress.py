@@ -20,6 +20,7 @@ TYPES = frozenset({"text/html", "text/css", "text/javascript", "application/java
 MIN_SIZE = 500  # bytes: below this, gzip's header and dictionary gain next to nothing
 PAGE_LEVEL = 1  # compressed on every answer: the fastest (a page only 10% larger than at 6)
 FILE_LEVEL = 9  # compressed once per version of the file: smallest
+WINDOW = 32 * 1024  # bytes a deflate block may refer back to (RFC 1951)
 _files: dict[str, bytes] = {}  # a static file's gzip, by its ETag (made of path, mtime, size)
 # A gzip member's header (RFC 1952: deflate, no name, no time, unknown system) and the
 # last, empty block that ends its deflate data (RFC 1951).
@@ -78,14 +79,22 @@ def _file_gzip(response) -> bytes:
 
 
 class Holed:
-    """A text kept for many devices, the same for all but for a hole where each puts its
-    own words (its CSRF token), compressed once: the pieces between the holes are deflated
-    each on its own, so that a device's gzip is those pieces with its own words, deflated
-    alone, between them (deflate blocks joined, RFC 1951), and the checksum of the whole."""
+    """A text kept for many devices, the same for all but for holes where each puts its
+    own words of a known length (its CSRF token), compressed once: each piece between the
+    holes is deflated on its own, ending on a byte boundary (RFC 1951), so that a device's
+    gzip is those pieces with its own words, deflated alone, between them, and the
+    checksum of the whole. A piece may refer back to the pieces before it (it is deflated
+    with them as its dictionary), never to a hole: the holes stand in the dictionary as
+    NUL bytes, which no HTML holds, and as long as the words that fill them."""
 
-    def __init__(self, text: str, hole: str):
+    def __init__(self, text: str, hole: str, words_length: int):
         self.pieces = [piece.encode() for piece in text.split(hole)]
-        self._deflated = [_deflated(piece) for piece in self.pieces]
+        self.words_length = words_length
+        referable = "\0" not in text  # else a piece's NUL could refer into a hole
+        before, self._deflated = b"", []
+        for piece in self.pieces:
+            self._deflated.append(_deflated(piece, before[-WINDOW:]))
+            before += (piece + b"\0" * words_length) if referable else b""
         self.size = sum(map(len, self.pieces)) + sum(map(len, self._deflated))  # bytes kept
 
     def filled(self, words: str) -> bytes:
@@ -93,8 +102,11 @@ class Holed:
         return words.encode().join(self.pieces)
 
     def gzip(self, words: str) -> bytes:
-        """The gzip of `filled(words)`, made of the pieces deflated once."""
+        """The gzip of `filled(words)`, made of the pieces deflated once (compressed
+        afresh if `words` are not of the length the holes were made for)."""
         filler = words.encode()
+        if len(filler) != self.words_length:
+            return gzip.compress(self.filled(words), PAGE_LEVEL, mtime=0)
         between, crc = _deflated(filler), 0
         out = [_GZIP_HEADER]
         for index, (piece, deflated) in enumerate(zip(self.pieces, self._deflated)):
@@ -117,8 +129,10 @@ class Filled(Response):
         self.holed, self.words = holed, words
 
 
-def _deflated(data: bytes) -> bytes:
-    """`data` as deflate blocks that stand alone: no reference to what comes before or
-    after, ending on a byte boundary, so that such blocks can be joined."""
-    compressor = zlib.compressobj(PAGE_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+def _deflated(data: bytes, before: bytes = b"") -> bytes:
+    """`data` as deflate blocks that refer to nothing but themselves and `before` (what
+    precedes them, at most a window), ending on a byte boundary, so that such blocks can
+    be joined."""
+    compressor = zlib.compressobj(PAGE_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS,
+                                  **({"zdict": before} if before else {}))
     return compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)

@@ -68,12 +68,12 @@ def screen(game, template: str, context, **extra):
     if any(value is not None for value in extra.values()):
         return render_template(template, **context(game, **extra))
     kept, key = current_app.config["RENDERED"], _key(game, template)
-    html = kept.get(game.token, game.stamp, key)
+    html, token = kept.get(game.token, game.stamp, key), csrf_token()
     if html is None:
         html = Holed(render_template(template, **context(game), csrf_token=PLACEHOLDER),
-                     PLACEHOLDER)
+                     PLACEHOLDER, len(token))
         kept.put(game.token, game.stamp, key, html)
-    return Filled(html, csrf_token())
+    return Filled(html, token)
 
 
 def _key(game, template: str) -> tuple:

@@ -33,11 +33,12 @@ def rules():
     edition = _edition(request.args.get("edition"))
     kept = current_app.extensions.setdefault("rules_pages", {})
     key = (current_language(), edition)
+    token = csrf_token()
     if key not in kept:
         kept[key] = Holed(render_template("rules.html", edition=edition, csrf_token=PLACEHOLDER,
                                           here=url_for("rules.rules", edition=edition)),
-                          PLACEHOLDER)
-    return Filled(kept[key], csrf_token())
+                          PLACEHOLDER, len(token))
+    return Filled(kept[key], token)
 
 
 def _edition(value) -> str | None:
