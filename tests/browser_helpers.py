@@ -266,6 +266,16 @@ def open_page(context, url, errors):
     return page
 
 
+def take_seat(context, server, token: str, name: str, errors=None):
+    """A tab of the phone `context` that opened the game's join page and took `name`'s
+    seat: it shows the phone screen; its script errors go to `errors`, if given."""
+    page = open_page(context, f"{server.phone_url}/g/{token}/join",
+                     [] if errors is None else errors)
+    press(page.get_by_role("button", name=name, exact=True))
+    page.wait_for_url(re.compile(r"/me$"))
+    return page
+
+
 def loose(words: str, exact: bool = False) -> re.Pattern:
     """A pattern for text as a reader sees it: any run of spaces (French no-break spaces
     included) matches any other."""

@@ -3,7 +3,7 @@ sent it, and every screen says when the table server cannot be reached, keeps wh
 typed, and catches up when the server is back."""
 import re
 
-from tests.browser_helpers import PHONE, WAIT, loose, open_page, press
+from tests.browser_helpers import PHONE, WAIT, loose, press, take_seat
 from tests.test_browser import new_table_game, reveal_lot
 
 OFFLINE = "The table server cannot be reached"
@@ -11,11 +11,7 @@ OFFLINE = "The table server cannot be reached"
 
 def seated_table_screen(server, phone_browser, token, name, errors):
     """A phone that took `name`'s seat, then opened the table screen to record."""
-    from playwright.sync_api import expect
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join",
-                      errors)
-    press(phone.get_by_role("button", name=name))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, name, errors)
     phone.goto(f"{server.phone_url}/g/{token}")
     return phone
 
@@ -44,10 +40,7 @@ def test_every_screen_says_when_the_server_is_gone_and_catches_up_when_it_is_bac
     from playwright.sync_api import expect
     errors = []
     table, token = new_table_game(server, browser, errors)
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join",
-                      errors)
-    press(phone.get_by_role("button", name="Bert"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Bert", errors)
     table.reload()
     for page in (table, phone):
         expect(page.get_by_text(OFFLINE)).to_be_hidden()

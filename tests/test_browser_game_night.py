@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press
+from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press, take_seat
 from tests.web_helpers import GAME, act, new_game, play
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -108,9 +108,7 @@ def test_the_laptop_shows_a_live_auction_s_bid_pad_without_scrolling(server, bro
 
 def test_a_phone_used_as_the_table_records_a_round_in_five_taps(server, browser, phone_browser):
     token = new_game(server.app.test_client())
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
-    press(phone.get_by_role("button", name="Bert"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Bert")
     phone.goto(f"{server.phone_url}/g/{token}")
     taps = Taps()
     for card in ("red 0", "yellow 5"):
@@ -144,9 +142,7 @@ def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
 def test_a_phone_at_the_end_shows_the_game_over_and_the_score_fits(server, phone_browser):
     client = server.app.test_client()
     token = new_game(client)
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
-    press(phone.get_by_role("button", name="Claus"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Claus")
     play(client, token, GAME)  # the phone is open all the while: it follows to the end
     over = phone.get_by_role("region", name="The game is over")
     expect(over).to_contain_text(re.compile(r"(You won|Place \d of 3), with \d+ points?\."),

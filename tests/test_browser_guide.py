@@ -1,10 +1,9 @@
 """Help for new players in Chromium: a phone in French follows what happens now as the
 live auction's turn comes to it, and the box fits a 360 px screen."""
-import re
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press
+from tests.browser_helpers import PHONE, WAIT, check_screen, loose, take_seat
 from tests.web_helpers import act, new_game
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -13,9 +12,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 def test_a_phone_follows_what_happens_now_in_french(server, phone_browser):
     client = server.app.test_client()
     token = new_game(client, edition="fr", live="on")  # the server's first game: help on
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
-    press(phone.get_by_role("button", name="Bert"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Bert")
     phone.goto(f"{server.phone_url}/lang/fr?next=/g/{token}/me")
     box = phone.get_by_role("region", name="Et maintenant")
     expect(box).to_contain_text(loose("Anna est premier joueur : retournez les 2 cartes"))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.browser_helpers import (ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose, open_page,
-                                   press)
+                                   press, take_seat)
 from tests.web_helpers import new_game, play
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -80,10 +80,8 @@ def test_a_refusal_on_the_laptop_links_to_its_rule_in_english(server, browser):
 
 def test_a_refusal_on_a_phone_links_to_its_rule_in_french(server, phone_browser):
     token = round_two(server, "fr")
-    phone = open_page(phone_browser.new_context(**PHONE, locale=FRENCH.locale),
-                      f"{server.phone_url}/g/{token}/join", errors := [])
-    press(phone.get_by_role("button", name="Bert", exact=True))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE, locale=FRENCH.locale), server, token,
+                      "Bert", errors := [])
     phone.goto(f"{server.phone_url}/g/{token}")
     sell_to_anna_for_10(phone, FRENCH)
     check_screen(phone, "rules-refusal-fr")

@@ -2,11 +2,10 @@
 sideways scroll, what each family would add to the phone's player, and still open when the
 table records the next round. Its screenshot is the README's docs/unseen.png."""
 import json
-import re
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, open_page, press
+from tests.browser_helpers import PHONE, WAIT, check_screen, press, take_seat
 from tests.helpers import FIXTURES
 from tests.web_helpers import act, import_record
 
@@ -25,9 +24,7 @@ def round_6(client) -> str:
 def test_a_phone_shows_what_is_still_to_come_and_keeps_it_open(server, phone_browser):
     client = server.app.test_client()
     token = round_6(client)
-    phone = open_page(phone_browser.new_context(**PHONE), f"{server.phone_url}/g/{token}/join", [])
-    press(phone.get_by_role("button", name="Anna"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Anna")
     summary = phone.locator("details.unseen summary")
     expect(summary).to_have_text("Still to come: 18 cards in 9 rounds")
     press(summary)
@@ -47,9 +44,7 @@ def test_in_french_it_fits_a_phone_too(server, phone_browser):
     token = round_6(server.app.test_client())
     context = phone_browser.new_context(**PHONE)
     context.add_cookies([{"name": "lang", "value": "fr", "url": server.phone_url}])
-    phone = open_page(context, f"{server.phone_url}/g/{token}/join", [])
-    press(phone.get_by_role("button", name="Bert"))
-    expect(phone).to_have_url(re.compile(r"/me$"))
+    phone = take_seat(context, server, token, "Bert")
     summary = phone.locator("details.unseen summary")
     expect(summary).to_have_text("Encore à venir\u00a0: 18 cartes en 9 tours")
     press(summary)
