@@ -2,6 +2,7 @@
 import ipaddress
 import logging
 import os
+import select
 import signal
 import socket
 import sys
@@ -11,6 +12,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
 
+from .loop import Loop
 from .qr import qr_text
 from .web import create_app
 
@@ -202,6 +204,8 @@ def create_server(app, map=None, **options):
         options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
     sockets = {} if map is None else map
     server = waitress.create_server(app, map=sockets, **options)
+    if hasattr(select, "epoll"):
+        server.asyncore = Loop()  # the loop `run()` turns: see companion/loop.py
     for listener in list(sockets.values()):  # one per address listened on
         if isinstance(listener, BaseWSGIServer):
             listener.channel_class = _Channel

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.loop import Turns
+from companion.serve import create_server, waitress_options
 from tests.web_helpers import make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -66,7 +68,8 @@ class Server:
 
 class Waitress:
     """waitress serving an app in a thread on listening sockets (one port of several
-    addresses); it can stop, and start again on the same port.
+    addresses), configured and looping as the table server does; it can stop, and start
+    again on the same port.
 
     Its loop runs in short steps, and stops before its sockets close (closing them under
     a running loop fails its select)."""
@@ -81,16 +84,20 @@ class Waitress:
         self._run(_bound(self.addresses, self.port))
 
     def _run(self, listening) -> None:
-        from waitress.server import create_server
         self.sockets, self.stopping = {}, threading.Event()
-        self.server = create_server(self.app, map=self.sockets, sockets=listening)
+        self.server = create_server(self.app, map=self.sockets, sockets=listening,
+                                    **waitress_options(self.app))
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
     def _serve(self) -> None:
-        from waitress import wasyncore
-        while not self.stopping.is_set():
-            wasyncore.loop(timeout=0.05, map=self.sockets, count=1)
+        """The table server's own loop (companion/loop.py), a turn at a time."""
+        turns = Turns(self.sockets)
+        try:
+            while not self.stopping.is_set():
+                turns.turn(0.05)
+        finally:
+            turns.epoll.close()
 
     def stop(self) -> None:
         self.stopping.set()
