@@ -56,7 +56,7 @@ class Turns:
             self._forget(number)
             self.listeners.discard(number)
         fresh = {number for number, _ in self.sockets.items() - self.known.items()}
-        self.listeners |= {number for number in fresh if _listens(self.sockets[number])}
+        self.listeners |= {number for number in fresh if _listens(self.sockets.get(number))}
         busy, self.busy = self.busy, set()
         if self._ask(self.listeners):
             self._ask(list(self.sockets))
