@@ -17,7 +17,7 @@ from pathlib import Path
 
 from companion import games
 from companion.web import create_app
-from companion.web.rendered import Rendered
+from companion.web.rendered import Parts, Rendered
 from companion.cache import GameCache
 
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
@@ -46,10 +46,10 @@ def expect(client, path: str, status: int, **options):
 
 
 def forget(app):
-    """Empty the game and screen caches: the next request reads, folds and renders."""
+    """Empty the game, screen and part caches: the next request reads, folds and renders."""
     def emptied():
         app.config["GAMES"] = GameCache(app.config["STORE"])
-        app.config["RENDERED"] = Rendered()
+        app.config.update(RENDERED=Rendered(), PARTS=Parts())
     return emptied
 
 

@@ -158,11 +158,11 @@ def seen_counts(seen: frozenset[Card]) -> tuple[Mapping[str, int], Mapping[int, 
             MappingProxyType(Counter(card.number for card in seen)))
 
 
-def may_reveal(state: GameState, card: Card) -> bool:
-    """Whether `card` can still turn up in a lot: unseen, and neither its family nor its
-    number used up (R1)."""
-    families, numbers = seen_counts(state.seen)
-    return (card not in state.seen and families[card.family] < FAMILY_SIZE
+def may_reveal(seen: frozenset[Card], card: Card) -> bool:
+    """Whether `card` can still turn up in a lot after the cards `seen`: unseen, and
+    neither its family nor its number used up (R1)."""
+    families, numbers = seen_counts(seen)
+    return (card not in seen and families[card.family] < FAMILY_SIZE
             and numbers[card.number] < NUMBER_COPIES)
 
 

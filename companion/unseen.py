@@ -39,7 +39,7 @@ def unseen(state: GameState) -> Unseen:
     families = {family: FAMILY_SIZE - in_families[family] for family in state.setup.families}
     numbers = {number: NUMBER_COPIES - in_numbers[number] for number in NUMBERS}
     possible = tuple(Card(family, number) for family in state.setup.families
-                     for number in NUMBERS if may_reveal(state, Card(family, number)))
+                     for number in NUMBERS if may_reveal(state.seen, Card(family, number)))
     rounds_left = ROUNDS - state.rounds_played - (1 if state.lot else 0)
     return Unseen(families, numbers, possible, rounds_left)
 

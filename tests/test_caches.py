@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion import games
 from companion.record import dump_record, parse_event
+from companion.web.rendered import Parts, Rendered
 from tests.strategies import games as legal_games
 from tests.web_helpers import (FIRST_SALE, GAME, act, find_form, join, make_app, new_game,
                                page_headers, phone_client, play, stamp, text)
@@ -107,3 +108,41 @@ def test_a_seat_taken_while_an_action_is_recorded_is_in_the_game_it_returns(app,
     after = games.append(store, before, before.version, lot, "host")
     same_game(after, games.load(store, game))
     assert 1 in after.seats
+
+
+def _screens(devices, token) -> list[bytes]:
+    """Every screen of the game on each device: pages and live parts (htmx)."""
+    live = {"HX-Request": "true"}
+    shown = []
+    for client, pages in devices:
+        for page in pages:
+            shown.append(client.get(f"/g/{token}{page}").data)
+            shown.append(client.get(f"/g/{token}{page}/live?v=0", headers=live).data)
+    return shown
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(game=legal_games())
+def test_screens_drawn_from_kept_parts_are_the_screens_drawn_afresh(tmp_path_factory, game):
+    """Parts kept from one change to the next (rendered.kept: the reveal grid, the action
+    forms) show the same as if every screen were drawn anew, after every event of a game,
+    on the host's screen, a watcher's, a French one and each seat's phone."""
+    app = make_app(tmp_path_factory.mktemp("data"))
+    store = app.config["STORE"]
+    token = games.create(store, dump_record(game.setup, []), games.Options())
+    french, watcher = app.test_client(), phone_client(app, "198.18.0.9")
+    french.set_cookie("lang", "fr")
+    devices = [(app.test_client(), ("", "/display")), (french, ("",)), (watcher, ("",))]
+    for seat, name in enumerate(game.setup.players):
+        player = phone_client(app, f"198.18.0.{seat + 10}")
+        join(player, token, name, game.setup.players)
+        devices.append((player, ("/me",)))
+    kept = games.load(store, token)
+    for event in game.events:
+        kept = games.append(store, kept, kept.version, event, "host")
+        shown = _screens(devices, token)
+        caches = {name: app.config[name] for name in ("RENDERED", "PARTS")}
+        app.config.update(RENDERED=Rendered(), PARTS=Parts())
+        assert _screens(devices, token) == shown, event
+        app.config.update(caches)  # the parts kept so far, kept on

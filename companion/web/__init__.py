@@ -13,10 +13,10 @@ from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import StorageFault, Store
-from . import compress, display, host, i18n, player, roles, rulebook, security, settings, table
+from . import (compress, display, drawn, host, i18n, player, rendered, roles, rulebook,
+               security, settings, table)
 from .assets import assets
 from .polls import QuietPolls
-from .rendered import Rendered
 from .sessions import LazySessions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,6 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
         MAX_CONTENT_LENGTH=1024 * 1024,
         STORE=store,
         GAMES=GameCache(store),
-        RENDERED=Rendered(),
         HOST_KEY=store.secret("host_key"),
         LAN_URL=lan_url,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
@@ -56,6 +55,8 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
     i18n.init(app)
     rulebook.init(app)
     compress.init(app)
+    drawn.init(app)
+    rendered.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint):
         app.register_blueprint(blueprint)

@@ -8,6 +8,7 @@ played with is a game setting and has nothing to do with this.
 """
 import re
 from datetime import datetime
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, g, redirect, request
@@ -54,16 +55,20 @@ def current_language() -> str:
     """The request's language, looked up once per request (a page says a hundred things);
     the code Flask-Babel's locale is made from, so that a screen kept from an earlier
     request is found without parsing a locale."""
-    if "language" not in g:
+    try:
+        return g.language
+    except AttributeError:
         g.language = language()
-    return g.language
+        return g.language
 
 
 def catalog():
     """The translations of the request's language, looked up once per request."""
-    if "catalog" not in g:
+    try:
+        return g.catalog
+    except AttributeError:
         g.catalog = get_translations()
-    return g.catalog
+        return g.catalog
 
 
 def language() -> str:
@@ -234,12 +239,14 @@ def started(moment: float) -> str:
 
 def family_label(name: str) -> str:
     """A family's name in the request's language: the six default names are translated
-    (once per request: a page names every card), names the table chose are shown as they are."""
-    if name not in DEFAULT_FAMILIES:
-        return name
-    if "family_labels" not in g:
-        g.family_labels = {family: gettext(family) for family in DEFAULT_FAMILIES}
-    return g.family_labels[name]
+    (once per language: a page names every card), names the table chose are shown as they are."""
+    return _family_labels(catalog()).get(name, name)
+
+
+@lru_cache(maxsize=8)
+def _family_labels(words) -> dict[str, str]:
+    """The six default family names in the language of the translations `words`."""
+    return {family: words.ugettext(family) for family in DEFAULT_FAMILIES}
 
 
 def english_families(names) -> list[str]:

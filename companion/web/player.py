@@ -131,5 +131,5 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 best=views.best_bid(state, seat), players=players,
                 standing=views.standing(state, seat), to_come=views.to_come(game, seat),
                 auction=auction, error=error, note=note, values=values or {},
-                warning=warning, held_by_turn=views.held_cards(game, state)[seat:seat + 1],
+                warning=warning, held_by_turn=views.held_cards(game, state).owners[seat:seat + 1],
                 guide=views.guide(game, seat))

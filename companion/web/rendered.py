@@ -7,12 +7,15 @@ which seat it holds, the language, whether htmx asked) or is put in at the last 
 answer fills, see compress.Holed, which also compresses the kept HTML once). A page with a
 message for one device (a refusal, a lost race) is rendered for it alone. Only the
 latest stamp of a game is kept, and at most BUDGET characters in all.
+
+Parts of screens that stay the same from one change to the next (the reveal grid until
+the next reveal) are kept apart, by what they show (see `kept`).
 """
 import secrets
 import threading
 from collections import OrderedDict
 
-from flask import current_app, render_template, request
+from flask import Flask, current_app, g, render_template, request
 
 from .compress import Filled, Holed
 from .i18n import current_language
@@ -25,6 +28,12 @@ BUDGET = 8 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # parts) in two languages, roles and htmx or not, with room; more (a link asked for with
 # made-up arguments) are rendered but not kept.
 SCREENS_PER_GAME = 96
+PARTS_BUDGET = 2 * 1024 * 1024  # characters of kept parts (a reveal grid is 9 thousand)
+
+
+def init(app: Flask) -> None:
+    app.config.update(RENDERED=Rendered(), PARTS=Parts())
+    app.jinja_env.globals["kept"] = kept
 
 
 class Rendered:
@@ -70,10 +79,19 @@ def screen(game, template: str, context, **extra):
     kept, key = current_app.config["RENDERED"], _key(game, template)
     html, token = kept.get(game.token, game.stamp, key), csrf_token()
     if html is None:
-        html = Holed(render_template(template, **context(game), csrf_token=PLACEHOLDER),
+        html = Holed(_for_every_device(template, **context(game), csrf_token=PLACEHOLDER),
                      PLACEHOLDER, len(token))
         kept.put(game.token, game.stamp, key, html)
     return Filled(html, token)
+
+
+def _for_every_device(template: str, **context) -> str:
+    """`template` rendered to be given to every device that shows it: with kept parts."""
+    g.shared = True
+    try:
+        return render_template(template, **context)
+    finally:
+        g.shared = False
 
 
 def _key(game, template: str) -> tuple:
@@ -83,3 +101,41 @@ def _key(game, template: str) -> tuple:
                              if name != "v")) if request.method == "GET" else ()
     return (template, current_language(), request.headers.get("HX-Request") == "true",
             here.host, here.seat, arguments)
+
+
+class Parts:
+    """Parts of screens by what they show (see `kept`), least recently used dropped."""
+
+    def __init__(self, budget: int = PARTS_BUDGET):
+        self.budget, self.size = budget, 0
+        self._parts: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            html = self._parts.get(key)
+            if html is not None:
+                self._parts.move_to_end(key)
+            return html
+
+    def put(self, key: tuple, html: str) -> None:
+        with self._lock:
+            self.size += len(html) - len(self._parts.get(key, ""))
+            self._parts[key] = html
+            while self.size > self.budget and len(self._parts) > 1:
+                self.size -= len(self._parts.popitem(last=False)[1])
+
+
+def kept(name: str, *shows, caller):
+    """`{% call kept("grid", grid) %}...{% endcall %}` in a template: the block drawn once
+    per language and `shows` (everything it draws must follow from them) and kept for
+    every screen that draws it, of any game; drawn afresh in a screen rendered for one
+    device alone (a refused form keeps what was typed)."""
+    if not g.get("shared"):
+        return caller()
+    parts, key = current_app.config["PARTS"], (name, current_language(), *shows)
+    html = parts.get(key)
+    if html is None:
+        html = caller()
+        parts.put(key, html)
+    return html

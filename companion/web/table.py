@@ -82,7 +82,7 @@ def bid_check(token):
         amount = None
     if auction is None or amount is None:
         return render_template("_bid_warning.html", warning=None)
-    held = views.held_cards(game, game.state)[auction.seat:auction.seat + 1]
+    held = views.held_cards(game, game.state).owners[auction.seat:auction.seat + 1]
     return render_template("_bid_warning.html", game=game, auction=auction, held_by_turn=held,
                            warning=views.bid_warning(game, auction, amount,
                                                      _purse(game, auction.turn)))
@@ -250,7 +250,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),
-                held_by_turn=auction and held[auction.seat:auction.seat + 1],
+                held_by_turn=auction and held.owners[auction.seat:auction.seat + 1],
                 last=views.describe(game, len(game.events) - 1) if game.events else None,
                 guide=views.guide(game))
 

@@ -1,5 +1,5 @@
 """What the screens show, computed from a game's state; no rule is decided here."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..bidding import bid_problems, highest_bid, lowest_raise
@@ -108,11 +108,28 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     ]
 
 
-def reveal_grid(game: Game, state: GameState) -> list[list[tuple[CardView, bool]]]:
-    """Every card of the deck by family, with whether it may still be revealed (R1)."""
-    views = deck(game)
-    return [[(views[card], may_reveal(state, card)) for number in NUMBERS
-             for card in [Card(family, number)]] for family in game.setup.families]
+@dataclass(frozen=True)
+class Grid:
+    """Every card of the deck by family (`rows`), with whether it may still be revealed
+    (R1): the same for every state with these families and seen cards, in one language."""
+
+    families: tuple[str, ...]
+    seen: frozenset[Card]
+    words: object  # the translations it is drawn with
+    rows: tuple[tuple[tuple[CardView, bool], ...], ...] = field(compare=False)
+
+
+def reveal_grid(game: Game, state: GameState) -> Grid:
+    """The reveal grid of `state` (R1), in the request's language."""
+    return _grid(game.setup.families, state.seen, catalog())
+
+
+@lru_cache(maxsize=64)
+def _grid(families: tuple[str, ...], seen: frozenset[Card], words) -> Grid:
+    views = _deck_views(families, words)
+    return Grid(families, seen, words, tuple(
+        tuple((views[card], may_reveal(seen, card)) for number in NUMBERS
+              for card in [Card(family, number)]) for family in families))
 
 
 @dataclass(frozen=True)
@@ -162,15 +179,33 @@ def kinds_at(game: Game, index: int) -> list[str]:
     return [own] + [cls.kind for cls in EVENT_TYPES if cls.kind in kinds and cls.kind != own]
 
 
-def held_cards(game: Game, state: GameState) -> list[tuple[str, int, list[tuple[CardView, str]]]]:
-    """Each player's cards, for choosing a card to sell, give or discard, each with the
-    words it is listed by ('Anna: ♦ red 5'): the words translated once per list, not
-    once per card (a late round lists forty cards in each of four lists)."""
-    words, views = catalog().ugettext(CARD_CHOICE), deck(game)
-    return [(name, seat, [(views[card], owned % {"owner": name, "card": views[card]})
-                          for card in state.hands[seat]])
-            for seat, name in enumerate(game.setup.players)
-            for owned in [elide(words, {"owner": name})]]
+@dataclass(frozen=True)
+class Held:
+    """Each player's cards (`owners`: name, seat, and each card with the words it is listed
+    by, 'Anna: ♦ red 5'), for choosing a card to sell, give or discard: the same for every
+    state where the players hold these hands, in one language."""
+
+    players: tuple[str, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    words: object  # the translations it is drawn with
+    owners: tuple[tuple[str, int, tuple[tuple[CardView, str], ...]], ...] = field(compare=False)
+
+
+def held_cards(game: Game, state: GameState) -> Held:
+    """Everyone's cards in `state`, in the request's language."""
+    return _held(game.setup.families, game.setup.players, state.hands, catalog())
+
+
+@lru_cache(maxsize=256)
+def _held(families: tuple[str, ...], players: tuple[str, ...], hands, words) -> Held:
+    """(The words of a list translated once, not once per card: a late round lists forty
+    cards in each of four lists.)"""
+    template, views = words.ugettext(CARD_CHOICE), _deck_views(families, words)
+    return Held(players, hands, words, tuple(
+        (name, seat, tuple((views[card], owned % {"owner": name, "card": views[card]})
+                           for card in hands[seat]))
+        for seat, name in enumerate(players)
+        for owned in [elide(template, {"owner": name})]))
 
 
 @dataclass(frozen=True)
@@ -394,8 +429,14 @@ def status(game: Game) -> dict:
     return dict(game=game, state=game.state, payment=payment, poll=poll_interval(game),
                 earlier=earlier_payment(game, payment),
                 lot=[card_view(game, card) for card in game.state.lot],
-                families=[(SYMBOLS[index], look(index), family_label(name))
-                          for index, name in enumerate(game.setup.families)])
+                families=_legend(game.setup.families, catalog()))
+
+
+@lru_cache(maxsize=64)
+def _legend(families: tuple[str, ...], words) -> tuple[tuple[str, str, str], ...]:
+    """Each family's symbol, look and name in the language of `words` (the request's)."""
+    return tuple((SYMBOLS[index], look(index), family_label(name))
+                 for index, name in enumerate(families))
 
 
 def payment_of(game: Game, index: int) -> Phrase | None:
