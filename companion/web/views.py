@@ -153,6 +153,7 @@ class ToCome:
     unseen: Unseen
     families: tuple[FamilyToCome, ...]
     mine: bool  # with the set points for the phone's player
+    shows: tuple  # what all of it follows from: the deck, the cards seen, the rounds, the points
 
 
 def to_come(game: Game, seat: int | None = None) -> ToCome:
@@ -164,7 +165,9 @@ def to_come(game: Game, seat: int | None = None) -> ToCome:
     return ToCome(still, tuple(
         FamilyToCome(SYMBOLS[index], look(index), family_label(family), left,
                      still.numbers_in(family), points.get(family))
-        for index, (family, left) in enumerate(still.families.items())), seat is not None)
+        for index, (family, left) in enumerate(still.families.items())), seat is not None,
+        (game.setup.families, state.seen, still.rounds_left, seat is not None,
+         tuple(points.items())))
 
 
 def table_actions(game: Game) -> frozenset[str]:
