@@ -58,8 +58,9 @@ def french_opening(state) -> int | None:
 def outbid_floor(state, seat: int) -> int | None:
     """French rules: the amount anyone but the start player bound to open must bid above
     to win the lot, the start player's lowest opening (R9); None when there is none."""
-    opening = french_opening(state)
-    return opening if opening is not None and seat != state.start else None
+    if seat == state.start:
+        return None
+    return french_opening(state)
 
 
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:

@@ -90,10 +90,10 @@ def parse_event(raw):
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _READERS:
         raise Refusal("record", "unknown event type {kind!r}", kind=_Shown(kind))
-    event, keys, readers = _READERS[kind]
+    event_type, keys, readers = _READERS[kind]
     if raw.keys() != keys:
         _refuse_keys(raw, kind, [name for name, _ in readers])
-    return event(*[read(raw[name]) for name, read in readers])
+    return event_type(*[read(raw[name]) for name, read in readers])
 
 
 def _refuse_keys(raw: dict, kind: str, names) -> None:
