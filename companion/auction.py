@@ -4,6 +4,7 @@ Opened at each reveal and again after an overbid (R5); bids and passes move it
 on; a sale or a free lot recorded after them must agree with how it ended.
 """
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,12 @@ class Auction:
         return "open", None, None
 
 
-def open_auction(players: int, start: int, excluded) -> Auction:
-    """A fresh auction: the start player opens, then clockwise, without the excluded (R3)."""
+@lru_cache(maxsize=256)
+def open_auction(players: int, start: int, excluded: frozenset[int]) -> Auction:
+    """A fresh auction: the start player opens, then clockwise, without the excluded (R3).
+
+    Made once for each table (an Auction is immutable): every reveal opens one.
+    """
     active = tuple(seat for seat in _clockwise(players, start) if seat not in excluded)
     return Auction(active=active, turn=active[0] if active else None)
 

@@ -5,7 +5,7 @@ from .refusal import Refusal
 
 def forbidden_digits(hand: tuple[Card, ...]) -> frozenset[int]:
     """The units digits a player may not bid: the numbers of the cards held (R3)."""
-    return frozenset(card.number for card in hand)
+    return frozenset([card.number for card in hand])
 
 
 def highest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
@@ -20,8 +20,10 @@ def lowest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
     """The lowest amount a player may bid: affordable, digit allowed (R3, R5); None when
     every amount they can pay ends in a digit they hold."""
     forbidden = forbidden_digits(hand)
-    allowed = [amount for amount in range(min(coins, 9) + 1) if amount % 10 not in forbidden]
-    return allowed[0] if allowed else None
+    for amount in range(min(coins, 9) + 1):
+        if amount not in forbidden:
+            return amount
+    return None
 
 
 def lowest_raise(state, seat: int, high: int | None) -> int | None:
@@ -56,8 +58,9 @@ def french_opening(state) -> int | None:
 def outbid_floor(state, seat: int) -> int | None:
     """French rules: the amount anyone but the start player bound to open must bid above
     to win the lot, the start player's lowest opening (R9); None when there is none."""
-    opening = french_opening(state)
-    return opening if opening is not None and seat != state.start else None
+    if seat == state.start:
+        return None
+    return french_opening(state)
 
 
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:

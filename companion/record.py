@@ -8,19 +8,19 @@ short, never whole.
 import json
 import reprlib
 from dataclasses import fields
+from functools import lru_cache, partial
 
 from .cards import NUMBERS, Card
 from .events import EVENT_TYPES, PLAYER_FIELDS
 from .phrase import N_, Phrase
 from .refusal import Refusal
 from .setup import Setup, clean_name
-from .state import GameState, apply_at, new_game
+from .state import GameState, apply, new_game
 
 FORMAT = "templari-game/1"
 _HEADER_KEYS = ("format", "edition", "variants", "start_coins", "families", "players",
                 "start_player", "events")
 _VARIANT_KEYS = {"side_auctions": "side_sales", "exchange": "exchange"}
-_EVENTS = {cls.kind: (cls, tuple(field.name for field in fields(cls))) for cls in EVENT_TYPES}
 _CARD_FIELDS = ("card", "gives", "takes")
 
 # Sane bounds of a record's numbers, checked when it is read (rule "record"): no game
@@ -75,11 +75,10 @@ def fold_record(record) -> GameState:
     state = new_game(setup)
     for index, raw in enumerate(record["events"]):
         try:
-            event = parse_event(raw)
+            state = apply(state, parse_event(raw))
         except Refusal as refusal:
             refusal.event = index
             raise
-        state = apply_at(state, event, index)
     return state
 
 
@@ -89,15 +88,21 @@ def parse_event(raw):
     if type(raw) is not dict:
         raw = _typed(raw, dict, Phrase(N_("an event")))
     kind = raw.get("type")
-    if not isinstance(kind, str) or kind not in _EVENTS:
+    if not isinstance(kind, str) or kind not in _READERS:
         raise Refusal("record", "unknown event type {kind!r}", kind=_Shown(kind))
-    cls, names = _EVENTS[kind]
-    if len(raw) != len(names) + 1 or not all(name in raw for name in names):
-        _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
-        for name in names:
-            if name not in raw:
-                raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
-    return cls(**{name: _field(name, raw[name]) for name in names})
+    event_type, keys, readers = _READERS[kind]
+    if raw.keys() != keys:
+        _refuse_keys(raw, kind, [name for name, _ in readers])
+    return event_type(*[read(raw[name]) for name, read in readers])
+
+
+def _refuse_keys(raw: dict, kind: str, names) -> None:
+    """Refuse an event whose keys are not `type` and its fields `names`: the first
+    unknown key, else the first missing field."""
+    _check_keys(raw, ("type", *names), Phrase(N_("a {kind} event"), kind=kind))
+    for name in names:
+        if name not in raw:
+            raise Refusal("record", "a {kind} event needs {field!r}", kind=kind, field=name)
 
 
 def dump_record(setup: Setup, events) -> dict:
@@ -134,16 +139,39 @@ def _dump_value(value):
     return value
 
 
-def _field(name: str, value):
+def _field_reader(name: str):
+    """The function that reads and checks an event's field `name`."""
     if name in PLAYER_FIELDS:
-        return _name(value)
+        return _name
     if name in _BOUNDS:
-        return _bounded(_typed(value, int, name), name)
+        return partial(_number, name)
     if name in _CARD_FIELDS:
-        return _card(value)
+        return _card
     if name == "discard":
-        return None if value is None else _card(value)
-    return tuple(_card(card) for card in _list_of(value, name, dict))
+        return _card_or_none
+    return partial(_cards, name)
+
+
+def _event_reader(cls) -> tuple:
+    """How to read an event of class `cls`: the class, the keys its entry has, and
+    each field's name and reader, in order (chosen once, not for every event)."""
+    names = [field.name for field in fields(cls)]
+    return cls, frozenset(("type", *names)), tuple((name, _field_reader(name)) for name in names)
+
+
+def _number(name: str, value) -> int:
+    """A price or an amount: a whole number within its bound."""
+    if type(value) is not int:
+        value = _typed(value, int, name)
+    return _bounded(value, name)
+
+
+def _cards(name: str, value) -> tuple[Card, ...]:
+    return tuple([_card(card) for card in _list_of(value, name, dict)])
+
+
+def _card_or_none(value) -> Card | None:
+    return None if value is None else _card(value)
 
 
 def _variants(variants) -> dict:
@@ -152,10 +180,16 @@ def _variants(variants) -> dict:
     return {_VARIANT_KEYS[key]: _typed(value, bool, key) for key, value in variants.items()}
 
 
+# A card is immutable and a record names each of its 30 cards again and again: each is
+# made once, then looked up (the cache is bounded: a record's family names may be long).
+_known_card = lru_cache(maxsize=256)(Card)
+
+
 def _card(value) -> Card:
-    if (type(value) is dict and len(value) == 2 and type(value.get("family")) is str
-            and type(value.get("number")) is int and -MAX_AMOUNT <= value["number"] <= MAX_AMOUNT):
-        return Card(value["family"], value["number"])
+    if type(value) is dict and len(value) == 2:
+        family, number = value.get("family"), value.get("number")
+        if type(family) is str and type(number) is int and -MAX_AMOUNT <= number <= MAX_AMOUNT:
+            return _known_card(family, number)
     value = _typed(value, dict, Phrase(N_("a card")))
     _check_keys(value, ("family", "number"), Phrase(N_("a card")))
     if "family" not in value or "number" not in value:
@@ -209,6 +243,8 @@ def _is(value, expected: type) -> bool:
 _TYPE_NAMES = {str: Phrase(N_("text")), int: Phrase(N_("a whole number")),
                bool: Phrase(N_("true or false")), dict: Phrase(N_("an object")),
                list: Phrase(N_("a list"))}
+
+_READERS = {cls.kind: _event_reader(cls) for cls in EVENT_TYPES}
 
 
 class _Shown:

@@ -1,13 +1,16 @@
 """Who receives the money of a sale (R8)."""
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cards import count_words
 from .phrase import N_, Names, Phrase, Series
 
 
-@dataclass(frozen=True)
-class Settlement:
-    """The money of one sale: the price plus the pot, shared by R8."""
+class Settlement(NamedTuple):
+    """The money of one sale: the price plus the pot, shared by R8.
+
+    A named tuple, like a card: far cheaper to make than a frozen dataclass, and every
+    sale of a replay makes one.
+    """
 
     winner: str
     price: int
@@ -106,13 +109,9 @@ def settle(players, hands, winner: int, price: int, pot: int) -> Settlement:
     `hands` are the cards held before the winner takes the lot.
     """
     digit = price % 10
-    others = [seat for seat in range(len(players)) if seat != winner]
-    counts = {seat: sum(card.number == digit for card in hands[seat]) for seat in others}
+    counts = {seat: [card.number for card in hands[seat]].count(digit)
+              for seat in range(len(players)) if seat != winner}
     most = max(counts.values())
-    receivers = [seat for seat in others if counts[seat] == most]
-    amount = price + pot
-    return Settlement(
-        winner=players[winner], price=price, pot=pot, digit=digit, most=most,
-        receivers=tuple(players[seat] for seat in receivers),
-        share=amount // len(receivers),
-    )
+    receivers = tuple([players[seat] for seat, count in counts.items() if count == most])
+    return Settlement(winner=players[winner], price=price, pot=pot, digit=digit, most=most,
+                      receivers=receivers, share=(price + pot) // len(receivers))

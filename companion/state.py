@@ -72,8 +72,10 @@ class GameState:
 
 def replace(state: GameState, **changes) -> GameState:
     """A copy of `state` with some fields changed (dataclasses.replace, without its cost)."""
+    fields = state.__dict__.copy()  # a dict's copy is one block copied in C
+    fields.update(changes)
     copy = object.__new__(GameState)
-    copy.__dict__.update(state.__dict__, **changes)
+    object.__setattr__(copy, "__dict__", fields)
     return copy
 
 
@@ -207,10 +209,18 @@ def _sold(state: GameState, event: Sold) -> GameState:
     sale = sale_preview(state, event.winner, event.price)
     if sale is None:
         return _free(state, None)
-    changes = {state.setup.seat(name): share for name, share in sale.payouts.items()}
-    coins = _with_coins(state.coins, {**changes, seat: -event.price})
-    return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
-                      start=seat, last_sale=sale)
+    return _end_round(state, _take_lot(state, seat), coins=_paid(state, seat, sale),
+                      pot=sale.remainder, start=seat, last_sale=sale)
+
+
+def _paid(state: GameState, seat: int, sale: Settlement) -> tuple[int, ...]:
+    """Everyone's coins once the winner at `seat` has paid the price and each receiver
+    has taken their share (R8)."""
+    coins = list(state.coins)
+    coins[seat] -= sale.price
+    for name, share in sale.payouts.items():
+        coins[state.setup.seat(name)] += share
+    return tuple(coins)
 
 
 def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
@@ -497,11 +507,16 @@ def _with_hand(hands, seat: int, hand) -> tuple[tuple[Card, ...], ...]:
 
 
 def _with_coins(coins, changes: dict[int, int]) -> tuple[int, ...]:
-    return tuple(purse + changes.get(seat, 0) for seat, purse in enumerate(coins))
+    coins = list(coins)
+    for seat, change in changes.items():
+        coins[seat] += change
+    return tuple(coins)
 
 
 def _without(hand, card: Card) -> tuple[Card, ...]:
-    return tuple(held for held in hand if held != card)
+    """`hand` less `card`, which it holds once (each card exists once, R1)."""
+    at = hand.index(card)
+    return hand[:at] + hand[at + 1:]
 
 
 _HANDLERS = {

@@ -6,13 +6,14 @@ import sys
 import pytest
 
 from companion.cards import DEFAULT_FAMILIES
-from companion.events import Sold
+from companion.events import EVENT_TYPES, Bid, Free, Pass, Penalty, Sold
 from companion.cli import main
-from companion.record import dump_record, fold_record, load_setup, loads, parse_event
+from companion.record import dump_event, dump_record, fold_record, load_setup, loads, parse_event
 from companion.refusal import Refusal
 from companion.state import fold
 
-from tests.helpers import MINIMAL_RECORD as MINIMAL, PLAYERS, RECORDS, reveal
+from tests.helpers import (MINIMAL_RECORD as MINIMAL, PLAYERS, RECORDS, exchange, overbid, reveal,
+                           side_sale)
 
 
 
@@ -217,3 +218,76 @@ def test_a_value_nested_however_deep_is_refused_without_recursion():
 def test_a_refused_value_is_shown_cut_short(change, message):
     refusal = refusal_of({**MINIMAL, **change})
     assert f"{refusal.where}: {refusal.message}" == message
+
+
+# --- the shape of every event: each field read by its kind's reader ------------------
+
+ONE_OF_EACH = [dump_event(event) for event in (
+    reveal("red 1 blue 5"), Sold("Anna", 3), Free(), Penalty("Anna"), overbid("Anna", "red 1"),
+    overbid("Anna", None), side_sale("Anna", "red 1", "Bert", 2),
+    exchange("Anna", "red 1", "Bert", "blue 5"), Bid("Anna", 4), Pass("Anna"))]
+assert {entry["type"] for entry in ONE_OF_EACH} == {cls.kind for cls in EVENT_TYPES}
+NOT_TEXT = (None, True, 3, 1.5, [], {"name": "Anna"})
+NOT_A_NUMBER = (None, True, False, 1.5, "3", [3], {"price": 3})
+NOT_AN_OBJECT = (None, True, 3, "red 1", ["red", 1])
+BEYOND = (100_001, -100_001)
+
+
+def wrong_values(name: str):
+    """(a wrong value of the field `name`, the message that refuses it): what a reader
+    refuses, written out here apart from the code."""
+    if name in ("winner", "player", "seller", "buyer", "opponent"):
+        yield from ((value, f"a player name must be text, not {value!r}") for value in NOT_TEXT)
+    elif name in ("price", "amount"):
+        yield from ((value, f"{name} must be a whole number, not {value!r}")
+                    for value in NOT_A_NUMBER)
+        yield from ((value, f"'{name}' must be from 0 to 100000") for value in BEYOND)
+    elif name == "cards":
+        yield from ((value, "cards must be a list, each item an object")
+                    for value in (None, {"family": "red", "number": 1}, [1, 2], ["red 1"],
+                                  [{"family": "red", "number": 1}, None]))
+        for value, message in wrong_cards():
+            if isinstance(value, dict):  # any other item is refused as the list's
+                yield [{"family": "red", "number": 1}, value], message
+    else:
+        yield from wrong_cards(none_allowed=name == "discard")
+
+
+def wrong_cards(none_allowed=False):
+    """A card's wrong values and their messages."""
+    yield from ((value, f"a card must be an object, not {value!r}")
+                for value in NOT_AN_OBJECT if not (none_allowed and value is None))
+    yield {"family": "red"}, "a card needs a 'family' and a 'number'"
+    yield {"number": 1, "colour": "red"}, "unknown key 'colour' in a card"
+    yield {"family": "red", "number": 1, "x": 0}, "unknown key 'x' in a card"
+    yield {"family": 1, "number": 1}, "family must be text, not 1"
+    yield {"family": "red", "number": True}, "number must be a whole number, not True"
+    yield {"family": "red", "number": "1"}, "number must be a whole number, not '1'"
+    yield {"family": "red", "number": 100_001}, "'number' must be from 0 to 9"
+
+
+@pytest.mark.parametrize("entry", ONE_OF_EACH, ids=lambda entry: entry["type"])
+def test_each_field_of_each_event_refuses_its_wrong_values(entry):
+    for name in [key for key in entry if key != "type"]:
+        for value, message in wrong_values(name):
+            with pytest.raises(Refusal) as refused:
+                parse_event({**entry, name: value})
+            assert (refused.value.rule, refused.value.message) == ("record", message), (name, value)
+
+
+@pytest.mark.parametrize("entry", ONE_OF_EACH, ids=lambda entry: entry["type"])
+def test_each_event_refuses_a_missing_or_unknown_key(entry):
+    kind, names = entry["type"], [key for key in entry if key != "type"]
+    for name in names:
+        missing = {key: value for key, value in entry.items() if key != name}
+        assert refused_message(missing) == f"a {kind} event needs '{name}'"
+        assert refused_message({**missing, "extra": 1}) == f"unknown key 'extra' in a {kind} event"
+    assert refused_message({**entry, "extra": 1}) == f"unknown key 'extra' in a {kind} event"
+    assert parse_event(json.loads(json.dumps(entry))) == parse_event(entry)
+
+
+def refused_message(entry) -> str:
+    with pytest.raises(Refusal) as refused:
+        parse_event(entry)
+    assert refused.value.rule == "record"
+    return refused.value.message
