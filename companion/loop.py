@@ -7,7 +7,9 @@ keeps one epoll set and, at each turn, asks only:
 
 - the listening sockets (where waitress closes idle connections now and then: every
   connection is asked at that turn);
-- a connection that is new, or whose socket number now belongs to a new one;
+- a connection that is new, or whose socket number now belongs to a new one (the socket
+  map, a `Sockets`, notes each number set or deleted: nothing is compared across all the
+  connections at a turn);
 - a connection that had an event at the last turn, or was not idle after it (a request
   under way, an answer waiting to be sent, a close to come). A worker thread changes a
   connection only while it serves one of its requests, so while it is asked at every
@@ -17,6 +19,7 @@ An idle connection (nothing under way: it wants to read, nothing else) stays in 
 set as it is until it has something to say. Used where there is epoll (Linux).
 """
 import select
+from collections import deque
 
 from waitress import wasyncore
 from waitress.server import BaseWSGIServer
@@ -38,10 +41,32 @@ class Loop:
             turns.epoll.close()
 
 
+class Sockets(dict):
+    """A waitress socket map (socket number: its dispatcher) that notes each number set or
+    deleted in `changed`, in order (a deque: the loop takes them while a worker thread may
+    close a connection)."""
+
+    def __init__(self):
+        super().__init__()
+        self.changed: deque[int] = deque()
+
+    def __setitem__(self, number: int, obj) -> None:
+        super().__setitem__(number, obj)
+        self.changed.append(number)
+
+    def __delitem__(self, number: int) -> None:
+        super().__delitem__(number)
+        self.changed.append(number)
+
+    def clear(self) -> None:
+        self.changed.extend(self)
+        super().clear()
+
+
 class Turns:
     """The epoll set, and what it holds for each socket."""
 
-    def __init__(self, sockets: dict):
+    def __init__(self, sockets: Sockets):
         self.sockets = sockets
         self.epoll = select.epoll()
         self.known: dict[int, object] = {}  # socket number: the object it was asked of
@@ -52,11 +77,7 @@ class Turns:
     def turn(self, timeout: float) -> None:
         """Ask what may have changed, wait for events (at most `timeout` seconds) and give
         them to their sockets."""
-        for number in self.known.keys() - self.sockets.keys():  # closed since
-            self._forget(number)
-            self.listeners.discard(number)
-        fresh = {number for number, _ in self.sockets.items() - self.known.items()}
-        self.listeners |= {number for number in fresh if _listens(self.sockets.get(number))}
+        fresh = self._changed()
         busy, self.busy = self.busy, set()
         if self._ask(self.listeners):
             self._ask(list(self.sockets))
@@ -67,6 +88,21 @@ class Turns:
             if obj is not None:
                 wasyncore.readwrite(obj, events)
                 self.busy.add(number)
+
+    def _changed(self) -> set[int]:
+        """The sockets set since the last turn; those closed since are forgotten."""
+        fresh, changed = set(), self.sockets.changed
+        while changed:
+            number = changed.popleft()
+            obj = self.sockets.get(number)
+            if obj is None:
+                self._forget(number)
+                self.listeners.discard(number)
+            else:
+                fresh.add(number)
+                if _listens(obj):
+                    self.listeners.add(number)
+        return fresh
 
     def _ask(self, numbers) -> bool:
         """Register what each socket of `numbers` wants now. Whether a listener closed

@@ -12,7 +12,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
 
-from .loop import Loop
+from .loop import Loop, Sockets
 from .qr import qr_text
 from .web import create_app
 
@@ -202,7 +202,7 @@ def create_server(app, map=None, **options):
     allowed = _allow_open_files(limit + SPARE_FILES)
     if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
         options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
-    sockets = {} if map is None else map
+    sockets = Sockets() if map is None else map
     server = waitress.create_server(app, map=sockets, **options)
     if hasattr(select, "epoll"):
         server.asyncore = Loop()  # the loop `run()` turns: see companion/loop.py

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.loop import Turns
+from companion.loop import Sockets, Turns
 from companion.serve import create_server, waitress_options
 from tests.web_helpers import make_app
 
@@ -84,7 +84,7 @@ class Waitress:
         self._run(_bound(self.addresses, self.port))
 
     def _run(self, listening) -> None:
-        self.sockets, self.stopping = {}, threading.Event()
+        self.sockets, self.stopping = Sockets(), threading.Event()
         self.server = create_server(self.app, map=self.sockets, sockets=listening,
                                     **waitress_options(self.app))
         self.thread = threading.Thread(target=self._serve, daemon=True)

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 
 from companion import serve
-from companion.loop import Loop, Turns
+from companion.loop import Loop, Sockets, Turns
 
 if not hasattr(select, "epoll"):
     pytest.skip("the loop needs epoll (Linux)", allow_module_level=True)
@@ -35,7 +35,7 @@ def serving(**adjusted):
     app.add_url_rule("/<int:n>", "n", lambda n: str(n))
     app.config["MAX_CONTENT_LENGTH"] = 1024
     options = {**serve.waitress_options(app), **adjusted}
-    sockets, stop = {}, threading.Event()
+    sockets, stop = Sockets(), threading.Event()
     server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0, **options)
     assert isinstance(server.asyncore, Loop)
     turns = Turns(sockets)
