@@ -22,4 +22,4 @@ def live(token):
 def _context(game) -> dict:
     return dict(**views.status(game), players=views.players(game), body_class="tv",
                 auction=views.auction_view(game), join_url=join_url(game),
-                to_come=views.to_come(game))
+                to_come=views.ToCome(game))

@@ -129,7 +129,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     warning = views.refused_bid(error) if why_not_record(game) is None else None
     return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
                 best=views.best_bid(state, seat), players=players,
-                standing=views.standing(state, seat), to_come=views.to_come(game, seat),
+                standing=views.standing(state, seat), to_come=views.ToCome(game, seat),
                 auction=auction, error=error, note=note, values=values or {},
                 warning=warning, held_by_turn=views.held_cards(game, state).owners[seat:seat + 1],
                 guide=views.guide(game, seat))

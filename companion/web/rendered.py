@@ -23,12 +23,12 @@ from .roles import device
 from .security import csrf_token
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
-BUDGET = 8 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
+BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
 # parts) in two languages, roles and htmx or not, with room; more (a link asked for with
 # made-up arguments) are rendered but not kept.
 SCREENS_PER_GAME = 96
-PARTS_BUDGET = 2 * 1024 * 1024  # characters of kept parts (a reveal grid is 9 thousand)
+PARTS_BUDGET = 1024 * 1024  # characters of kept parts (a reveal grid is 9 thousand)
 
 
 def init(app: Flask) -> None:

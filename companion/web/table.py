@@ -246,7 +246,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), **access(game), join_url=join_url(game),
                 players=views.players(game),
                 grid=None if state.lot else views.reveal_grid(game, state), held=held,
-                to_come=views.to_come(game),
+                to_come=views.ToCome(game),
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),

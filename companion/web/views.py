@@ -1,6 +1,6 @@
 """What the screens show, computed from a game's state; no rule is decided here."""
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from ..bidding import bid_problems, highest_bid, lowest_raise
 from ..cards import NUMBERS, Card
@@ -146,28 +146,32 @@ class FamilyToCome:
     worth: int | None
 
 
-@dataclass(frozen=True)
 class ToCome:
-    """What is still to come, as the screens show it."""
+    """What is still to come, as the screens show it: the cards not yet seen, by family,
+    and given a seat what each would add to its player's sets; worked out when first
+    drawn (a screen that has it as a kept part needs only `shows`)."""
 
-    unseen: Unseen
-    families: tuple[FamilyToCome, ...]
-    mine: bool  # with the set points for the phone's player
-    shows: tuple  # what all of it follows from: the deck, the cards seen, the rounds, the points
+    def __init__(self, game: Game, seat: int | None = None):
+        state = game.state
+        self._game, self._seat = game, seat
+        self.mine = seat is not None  # with the set points for the phone's player
+        # what all of it follows from: the deck, the cards seen, the rounds, the hand
+        self.shows = (game.setup.families, state.seen, state.rounds_played, bool(state.lot),
+                      state.hands[seat] if self.mine else None)
 
+    @cached_property
+    def unseen(self) -> Unseen:
+        return unseen(self._game.state)
 
-def to_come(game: Game, seat: int | None = None) -> ToCome:
-    """The cards not yet seen, by family; given a seat, what each would add to its
-    player's sets."""
-    state = game.state
-    still = unseen(state)
-    points = worth(state, game.setup.players[seat], still) if seat is not None else {}
-    return ToCome(still, tuple(
-        FamilyToCome(SYMBOLS[index], look(index), family_label(family), left,
-                     still.numbers_in(family), points.get(family))
-        for index, (family, left) in enumerate(still.families.items())), seat is not None,
-        (game.setup.families, state.seen, still.rounds_left, seat is not None,
-         tuple(points.items())))
+    @cached_property
+    def families(self) -> tuple[FamilyToCome, ...]:
+        """Each family's row; given a seat, what one more card would add to its player's
+        sets."""
+        state, still = self._game.state, self.unseen
+        points = worth(state, state.players[self._seat], still) if self.mine else {}
+        return tuple(FamilyToCome(SYMBOLS[index], look(index), family_label(family), left,
+                                  still.numbers_in(family), points.get(family))
+                     for index, (family, left) in enumerate(still.families.items()))
 
 
 def table_actions(game: Game) -> frozenset[str]:
