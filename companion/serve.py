@@ -6,15 +6,18 @@ import select
 import signal
 import socket
 import sys
+import time
 
 import waitress
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
+from waitress.utilities import build_http_date
 
 from .loop import Loop, Sockets
 from .qr import qr_text
 from .web import create_app
+from .web.polls import NOTHING_NEW, QuietPolls
 
 
 ROUTE_PROBE = "192.0.2.1"  # a documentation address (RFC 5737): only routed, never sent to
@@ -209,6 +212,8 @@ def create_server(app, map=None, **options):
     for listener in list(sockets.values()):  # one per address listened on
         if isinstance(listener, BaseWSGIServer):
             listener.channel_class = _Channel
+            if isinstance(getattr(app, "wsgi_app", None), QuietPolls):
+                listener.add_task = _PollsInLoop(listener.add_task, app.wsgi_app)
     return server
 
 
@@ -228,6 +233,50 @@ class _KeepAliveTask(WSGITask):
 
 class _Channel(HTTPChannel):
     task_class = _KeepAliveTask
+
+
+class _PollsInLoop:
+    """A listener's `add_task` (what it does with a connection that has a request to
+    serve) that answers a poll finding nothing new (web/polls.py, the request a café sends
+    most) at once, with no worker thread: the event loop's, or the worker that served the
+    connection's request before. Called with the connection's requests locked."""
+
+    def __init__(self, dispatch, polls: QuietPolls):
+        self.dispatch, self.polls = dispatch, polls
+
+    def __call__(self, channel) -> None:
+        while channel.requests and self._answered(channel, channel.requests[0]):
+            channel.requests.pop(0).close()
+        if channel.requests:
+            self.dispatch(channel)
+
+    def _answered(self, channel, request) -> bool:
+        """A 204 sent for `request` if it is such a poll on a connection kept open, with
+        nothing else waiting to be sent on it."""
+        if (request.error or request.version != "1.1" or not channel.connected
+                or channel.total_outbufs_len
+                or request.headers.get("CONNECTION", "").lower() == "close"
+                or not self.polls.nothing_new(_environ(request))):
+            return False
+        channel.write_soon(_nothing_new_answer(channel.server.adj.ident))
+        return True
+
+
+def _environ(request) -> dict:
+    """What QuietPolls reads of a request, as waitress would give it to the app."""
+    environ = {"REQUEST_METHOD": request.command, "PATH_INFO": request.path,
+               "QUERY_STRING": request.query, "wsgi.url_scheme": request.url_scheme}
+    if "HOST" in request.headers:
+        environ["HTTP_HOST"] = request.headers["HOST"]
+    return environ
+
+
+def _nothing_new_answer(ident: str) -> bytes:
+    """QuietPolls' 204 as waitress writes it: its headers, the date, the server."""
+    headers = sorted([(name, value) for name, value in NOTHING_NEW if name != "Content-Length"]
+                     + [("Date", build_http_date(time.time())), ("Server", ident)])
+    return ("HTTP/1.1 204 NO CONTENT\r\n"
+            + "".join(f"{name}: {value}\r\n" for name, value in headers) + "\r\n").encode()
 
 
 def _allow_open_files(count: int) -> int | None:

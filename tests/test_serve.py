@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -139,15 +140,18 @@ def test_a_system_that_allows_fewer_open_files_gets_fewer_connections(tmp_path, 
         server.close()
 
 
-def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
-    """waitress closes the connection after any 204 unless told otherwise: the table's
-    server keeps it, so a phone's poll each second does not open a new one each time."""
-    app = create_app(tmp_path / "data")
+def _new_game(app) -> str:
+    """A 3-player game's poll URL, at the stamp it has: a poll that finds nothing new."""
     store = app.config["STORE"]
     token = games.create(store, {"format": "templari-game/1", "edition": "en",
                                  "players": ["Anna", "Bert", "Claus"], "events": []},
                          games.Options())
-    poll = f"/g/{token}/live?v={store.stamp(token)}"
+    return f"/g/{token}/live?v={store.stamp(token)}"
+
+
+@contextmanager
+def _served(app):
+    """`app` on the table's waitress, its loop turned in a thread: the port."""
     sockets, stop = {}, threading.Event()
     server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
                                  **serve.waitress_options(app))
@@ -158,22 +162,65 @@ def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
-    client = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
     try:
+        yield server.effective_port
+    finally:
+        stop.set()
+        thread.join()
+        server.task_dispatcher.shutdown()
+        wasyncore.close_all(sockets)
+
+
+def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
+    """waitress closes the connection after any 204 unless told otherwise: the table's
+    server keeps it, so a phone's poll each second does not open a new one each time."""
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    with _served(app) as port:
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answers = []
         for headers in ({}, {}, {"Connection": "close"}):
             client.request("GET", poll, headers=headers)
             response = client.getresponse()
             answers.append((response.status, response.read(), response.getheader("Connection"),
                             client.sock is not None))
-    finally:
         client.close()
-        stop.set()
-        thread.join()
-        server.task_dispatcher.shutdown()
-        wasyncore.close_all(sockets)
     assert answers == [(204, b"", None, True), (204, b"", None, True),
                        (204, b"", "close", False)]  # closed when the client asks
+
+
+def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tmp_path):
+    """The server's loop answers such a poll itself (serve._PollsInLoop), so a phone hears
+    that nothing changed however many pages are being drawn; with the same headers as
+    any answer, and the connection kept."""
+    app = create_app(tmp_path / "data")
+    threads = serve.waitress_options(app)["threads"]
+    arrived, released = threading.Semaphore(0), threading.Event()
+
+    def slow():
+        arrived.release()
+        return "slow" if released.wait(10) else "late"
+
+    app.add_url_rule("/slow", "slow", slow)
+    poll = _new_game(app)
+    with _served(app) as port:
+        busy = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(threads)]
+        for connection in busy:
+            connection.request("GET", "/slow")
+        assert all(arrived.acquire(timeout=10) for _ in busy)  # every worker is drawing
+        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        answers = []
+        for _ in range(2):
+            phone.request("GET", poll)
+            response = phone.getresponse()
+            answers.append((response.status, response.read(), response.getheader("X-Frame-Options"),
+                            phone.sock is not None))
+        released.set()
+        slow_answers = [connection.getresponse().read() for connection in busy]
+        for connection in [*busy, phone]:
+            connection.close()
+    assert answers == [(204, b"", "DENY", True)] * 2
+    assert slow_answers == [b"slow"] * threads
 
 
 def test_several_processes_share_the_games_and_show_each_change(tmp_path):

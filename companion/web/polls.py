@@ -29,12 +29,14 @@ class QuietPolls:
         self.app, self.flask = app, app.wsgi_app
 
     def __call__(self, environ, start_response):
-        if self._nothing_new(environ):
+        if self.nothing_new(environ):
             start_response("204 NO CONTENT", list(NOTHING_NEW))
             return []
         return self.flask(environ, start_response)
 
-    def _nothing_new(self, environ) -> bool:
+    def nothing_new(self, environ) -> bool:
+        """Whether `environ` is a poll whose game's stamp is the one it shows (or may be
+        answered by Flask alone: any other request, any doubt)."""
         if environ.get("REQUEST_METHOD") != "GET":
             return False
         polled = POLLS.fullmatch(environ.get("PATH_INFO", ""))
