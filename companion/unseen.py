@@ -8,6 +8,9 @@ cards) less the cards revealed so far. Which number sits in which family is not 
 turn up in it.
 """
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Mapping
 
 from .cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .scoring import set_gain
@@ -18,8 +21,8 @@ from .state import GameState, may_reveal, seen_counts
 class Unseen:
     """The cards not yet seen, by family and by number, and the lots still to come."""
 
-    families: dict[str, int]  # each family (in the game's order): its cards to come
-    numbers: dict[int, int]  # each number 0-9: its cards to come
+    families: Mapping[str, int]  # each family (in the game's order): its cards to come
+    numbers: Mapping[int, int]  # each number 0-9: its cards to come
     possible: tuple[Card, ...]  # each (family, number) that may still turn up (R1)
     rounds_left: int  # lots not yet revealed
 
@@ -35,13 +38,21 @@ class Unseen:
 
 def unseen(state: GameState) -> Unseen:
     """What is still to come after `state`: a revealed lot is seen already."""
-    in_families, in_numbers = seen_counts(state.seen)
-    families = {family: FAMILY_SIZE - in_families[family] for family in state.setup.families}
-    numbers = {number: NUMBER_COPIES - in_numbers[number] for number in NUMBERS}
-    possible = tuple(Card(family, number) for family in state.setup.families
-                     for number in NUMBERS if may_reveal(state.seen, Card(family, number)))
-    rounds_left = ROUNDS - state.rounds_played - (1 if state.lot else 0)
-    return Unseen(families, numbers, possible, rounds_left)
+    return _unseen(state.setup.families, state.seen,
+                   ROUNDS - state.rounds_played - (1 if state.lot else 0))
+
+
+@lru_cache(maxsize=256)
+def _unseen(families: tuple[str, ...], seen: frozenset[Card], rounds_left: int) -> Unseen:
+    """(Worked out once for the screens of every state with these families, seen cards and
+    rounds left, which share it: its counts are read-only.)"""
+    in_families, in_numbers = seen_counts(seen)
+    return Unseen(
+        MappingProxyType({family: FAMILY_SIZE - in_families[family] for family in families}),
+        MappingProxyType({number: NUMBER_COPIES - in_numbers[number] for number in NUMBERS}),
+        tuple(Card(family, number) for family in families for number in NUMBERS
+              if may_reveal(seen, Card(family, number))),
+        rounds_left)
 
 
 def worth(state: GameState, name: str, still: Unseen) -> dict[str, int]:

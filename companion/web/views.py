@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from ..bidding import bid_problems, highest_bid, lowest_raise
+from ..bidding import bid_problems, forbidden_digits, highest_bid, lowest_raise
 from ..cards import NUMBERS, Card
 from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale,
                       Sold)
@@ -91,21 +91,25 @@ def forbidden(digits) -> Phrase:
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     """Everyone in seating order; coins only where the table may see them (R12)."""
-    state, views = game.state, deck(game)
-    order = {family: index for index, family in enumerate(game.setup.families)}
+    state, words = game.state, catalog()
     return [
-        PlayerView(
-            seat=seat, name=name,
-            cards=tuple(views[card] for card in
-                        sorted(state.hands[seat], key=lambda c: (order[c.family], c.number))),
-            endings=endings(state.forbidden_digits(name)),
-            forbidden=forbidden(state.forbidden_digits(name)),
-            coins=state.coins[seat] if game.options.money_open or viewer == seat
-            or state.finished else None,
-            excluded=seat in state.excluded, start=seat == state.start,
-        )
-        for seat, name in enumerate(game.setup.players)
+        PlayerView(seat=seat, name=name, cards=_hand_view(game.setup.families, hand, words),
+                   endings=endings(digits), forbidden=forbidden(digits),
+                   coins=state.coins[seat] if game.options.money_open or viewer == seat
+                   or state.finished else None,
+                   excluded=seat in state.excluded, start=seat == state.start)
+        for seat, (name, hand) in enumerate(zip(game.setup.players, state.hands))
+        for digits in [forbidden_digits(hand)]
     ]
+
+
+@lru_cache(maxsize=1024)
+def _hand_view(families: tuple[str, ...], hand: tuple[Card, ...], words) -> tuple[CardView, ...]:
+    """A hand as drawn in the language of `words`: by family, then number (every screen
+    draws every hand)."""
+    views, order = _deck_views(families, words), {family: index for index, family
+                                                   in enumerate(families)}
+    return tuple(views[card] for card in sorted(hand, key=lambda c: (order[c.family], c.number)))
 
 
 @dataclass(frozen=True)
