@@ -205,9 +205,10 @@ def create_server(app, map=None, **options):
     allowed = _allow_open_files(limit + SPARE_FILES)
     if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
         options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
-    sockets = Sockets() if map is None else map
+    own_loop = hasattr(select, "epoll")  # else waitress's own, which asks every socket
+    sockets = map if map is not None else Sockets() if own_loop else {}
     server = waitress.create_server(app, map=sockets, **options)
-    if hasattr(select, "epoll"):
+    if own_loop:
         server.asyncore = Loop()  # the loop `run()` turns: see companion/loop.py
     for listener in list(sockets.values()):  # one per address listened on
         if isinstance(listener, BaseWSGIServer):
@@ -249,17 +250,27 @@ class _PollsInLoop:
             channel.requests.pop(0).close()
         if channel.requests:
             self.dispatch(channel)
+        elif _waits_to_continue(channel):  # as waitress's worker does when none is left
+            channel.send_continue()
 
     def _answered(self, channel, request) -> bool:
         """A 204 sent for `request` if it is such a poll on a connection kept open, with
         nothing else waiting to be sent on it."""
         if (request.error or request.version != "1.1" or not channel.connected
-                or channel.total_outbufs_len
+                or channel.total_outbufs_len or request.expect_continue
                 or request.headers.get("CONNECTION", "").lower() == "close"
                 or not self.polls.nothing_new(_environ(request))):
             return False
         channel.write_soon(_nothing_new_answer(channel.server.adj.ident))
         return True
+
+
+def _waits_to_continue(channel) -> bool:
+    """Whether the request the connection is receiving waits for a 100 Continue that was
+    held back while the requests before it were served (waitress's HTTPChannel.service)."""
+    request = channel.request
+    return (channel.connected and request is not None and request.expect_continue
+            and request.headers_finished and not channel.sent_continue)
 
 
 def _environ(request) -> dict:

@@ -1,6 +1,7 @@
 """Starting the table server: waitress on all interfaces, the address and a QR code printed."""
 import http.client
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from waitress import wasyncore
 
 from companion import cli, games, serve
+from companion.loop import Loop
 from companion.record import parse_event
 from companion.web import create_app
 
@@ -221,6 +223,44 @@ def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tm
             connection.close()
     assert answers == [(204, b"", "DENY", True)] * 2
     assert slow_answers == [b"slow"] * threads
+
+
+def test_a_form_waiting_to_continue_behind_a_quiet_poll_is_told_to(tmp_path):
+    """A client that sends a page's request, a poll that finds nothing new and a form
+    with 'Expect: 100-continue' at once hears the page, the 204, then that it may send
+    the form (HTTP/1.1's 100 Continue), as it would from waitress alone."""
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    with _served(app) as port:
+        connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+        host = f"Host: 127.0.0.1:{port}\r\n"
+        connection.sendall((f"GET {poll.split('/live')[0]} HTTP/1.1\r\n{host}\r\n"
+                            f"GET {poll} HTTP/1.1\r\n{host}\r\n"
+                            f"POST /import HTTP/1.1\r\n{host}Content-Length: 10\r\n"
+                            "Expect: 100-continue\r\n\r\n").encode())
+        heard = b""
+        while heard.count(b"HTTP/1.1 ") < 3:
+            received = connection.recv(65536)
+            assert received, heard[-300:]
+            heard += received
+        connection.close()
+    assert re.findall(rb"HTTP/1\.1 (\d+)", heard) == [b"200", b"204", b"100"]
+
+
+def test_without_epoll_the_server_runs_waitress_loop_on_a_plain_socket_map(tmp_path,
+                                                                           monkeypatch):
+    """Where there is no epoll (Windows, macOS) waitress's own loop runs, and the socket
+    map notes nothing (loop.Sockets' notes are read by the server's own loop only: kept
+    otherwise, they would grow with every connection)."""
+    import select
+    monkeypatch.delattr(select, "epoll")
+    app = create_app(tmp_path / "data")
+    server = serve.create_server(app, host="127.0.0.1", port=0, **serve.waitress_options(app))
+    try:
+        assert not isinstance(server.asyncore, Loop)
+        assert type(server._map) is dict
+    finally:
+        server.close()
 
 
 def test_several_processes_share_the_games_and_show_each_change(tmp_path):
