@@ -45,7 +45,10 @@ seconds. Prints, e.g.
     load average: before 0.52 0.61 0.70, after 1.30 0.85 0.78
     goals: poll p99 < 50 ms: met; action p99 < 100 ms: met; 0 errors: met; RSS < 80 MB: met
 
-Exits with status 1 if a goal is missed. Traffic goes to 127.0.0.1 only.
+Exits with status 1 if a goal is missed. Traffic goes to 127.0.0.1 only: the screens
+from 127.0.0.1 (the host), the phones from an address of 198.19.0.0/16 that the benchmark
+puts on the loopback interface while it runs (it needs root and iproute2), so that the
+server takes them for phones, as it would on a table's Wi-Fi.
 """
 import argparse
 import asyncio
@@ -55,14 +58,17 @@ import os
 import random
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import traceback
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from ipaddress import ip_network
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +89,9 @@ SET_UP_WITHIN = 1800.0  # seconds: every table set up, or the run fails
 SETTING_UP = 10  # tables set up at once by each client process
 STARTS_AFTER = 1.0  # seconds between the end of the set-up and the first request
 MB = 2**20
+# Where the phones' address is taken from: RFC 2544's block for network tests, its upper
+# half (the browser tests' namespaces take /30s of the whole block), by process id.
+PHONE_ADDRESSES = ip_network("198.19.0.0/16")
 # The tag that opens an action form of the table page (class "action action-KIND").
 ACTION_FORM = r'<form\b[^>]*\bclass="[^"]*\baction-{kind}\b[^"]*"[^>]*>'
 HIDDEN = re.compile(r'<input type="hidden"[^>]*>')  # as the forms' macro writes them
@@ -145,13 +154,13 @@ def action_form(page: str, kind: str) -> Form:
 class Table:
     """A table playing the events of a record on its screen, with its phones."""
 
-    def __init__(self, port: int, record: dict, phones: int, rng: random.Random):
+    def __init__(self, port: int, record: dict, phones: int, rng: random.Random, source: str):
         self.record, self.setup = record, load_setup(record)
         self.events = [parse_event(raw) for raw in record["events"]]
         self.rng, self.next, self.import_form = rng, 0, None
-        self.screen = Viewer(Device(port), table_page)
+        self.screen = Viewer(Device(port), table_page)  # the host's: from the loopback
         seats = len(self.setup.players)  # one phone on each, the others watch the table
-        self.phones = [Viewer(Device(port), partial(take_seat, seat=n) if n < seats
+        self.phones = [Viewer(Device(port, source), partial(take_seat, seat=n) if n < seats
                               else table_page) for n in range(phones)]
 
     async def set_up(self) -> None:
@@ -352,8 +361,8 @@ def table_record(number: int, played: list[dict]) -> dict:
 
 async def _play(pipe, port: int, numbers: list[int], args) -> Results:
     played = records()
-    tables = [Table(port, table_record(number, played), args.phones, random.Random(number))
-              for number in numbers]
+    tables = [Table(port, table_record(number, played), args.phones, random.Random(number),
+                    args.phone_address) for number in numbers]
     began, setting_up = time.monotonic(), asyncio.Semaphore(SETTING_UP)
 
     async def set_up(table: Table) -> None:
@@ -458,7 +467,7 @@ def run(args) -> Report:
     processes are stopped at the end, whatever happens."""
     groups = [list(range(args.tables))[number::args.clients] for number in range(args.clients)]
     load = serving.load_average()
-    with tempfile.TemporaryDirectory() as data_dir, \
+    with tempfile.TemporaryDirectory() as data_dir, phone_address() as args.phone_address, \
             serving.started("companion", data_dir, "--processes", str(args.processes)) as server:
         pipes, processes = [], []
         try:
@@ -492,6 +501,24 @@ def run(args) -> Report:
     return Report(args.tables, limit, seated, args.tables * args.phones - seated, set_up,
                   window, results, args.clients, args.processes, sampler,
                   (load, serving.load_average()))
+
+
+@contextmanager
+def phone_address():
+    """An address of 198.18.0.0/15 (set aside for network tests, RFC 2544) put on this
+    machine's loopback interface for as long as the café runs: the phones connect from it
+    to 127.0.0.1, so the server takes them for phones, not for its own device (the host),
+    and their traffic never leaves the loopback. Needs the right to change addresses."""
+    address = str(PHONE_ADDRESSES[os.getpid() % PHONE_ADDRESSES.num_addresses])
+    added = subprocess.run(["ip", "addr", "add", f"{address}/32", "dev", "lo"],
+                           capture_output=True, text=True)
+    if added.returncode:
+        sys.exit(f"cannot give the phones an address of their own ({added.stderr.strip()}): "
+                 "run as root, with iproute2")
+    try:
+        yield address
+    finally:
+        subprocess.run(["ip", "addr", "del", f"{address}/32", "dev", "lo"], capture_output=True)
 
 
 def _spread(latencies: list[float]) -> str:

@@ -58,10 +58,11 @@ def stale(url: str) -> str:
 
 class Device:
     """A browser: one kept-alive connection to the server (opened when first needed, and
-    again if the server closed it while idle), and the cookies the server set."""
+    again if the server closed it while idle, from the address `source` if given: a
+    phone's, not the host's loopback), and the cookies the server set."""
 
-    def __init__(self, port: int):
-        self.port, self.cookies = port, {}
+    def __init__(self, port: int, source: str | None = None):
+        self.port, self.source, self.cookies = port, source, {}
         self.reader = self.writer = None
         self.sent, self.reopened = 0, 0
 
@@ -112,7 +113,8 @@ class Device:
         if self.writer is not None and not self.reader.at_eof():
             return True
         self.close()
-        self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        self.reader, self.writer = await asyncio.open_connection(
+            HOST, self.port, local_addr=(self.source, 0) if self.source else None)
         return False
 
     async def _send(self, message: bytes) -> Answer:
