@@ -5,7 +5,6 @@ import os
 import select
 import signal
 import socket
-import sys
 import time
 
 import waitress
@@ -28,12 +27,6 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY
 # being refused.
 BACKLOG = 1024
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
-# How long a thread may hold Python's lock while another waits for it (Python's default is
-# 5 ms). A request's thread gives the lock up at each system call (its SQLite query, its
-# socket write) and must then wait for it again: with the default, every such call cost
-# up to 5 ms whenever another thread was busy, and a poll that asks SQLite one question
-# took 0.16x the time of a bare 204 under load; at 0.1 ms it takes about 1x (bench/polls.py).
-SWITCH_INTERVAL = 0.0001
 
 
 def lan_address() -> str | None:
@@ -200,7 +193,6 @@ def waitress_serve(app, **options) -> None:
 def create_server(app, map=None, **options):
     """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
     `waitress_options`), not started: `run()` serves. Its sockets are in `map`."""
-    sys.setswitchinterval(SWITCH_INTERVAL)
     limit = options.get("connection_limit", 100)
     allowed = _allow_open_files(limit + SPARE_FILES)
     if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer

@@ -11,7 +11,7 @@ from datetime import datetime
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, g, redirect, request
+from flask import Blueprint, abort, current_app, g, redirect, request
 from flask.globals import request_ctx
 from flask_babel import Babel, format_datetime, get_translations, gettext
 from jinja2 import pass_context
@@ -27,6 +27,7 @@ LANGUAGES = {"en": "English", "fr": "Français"}
 DEFAULT = "en"
 COOKIE = "lang"
 ONE_YEAR = 365 * 24 * 3600
+CATALOGS = "templari.catalogs"  # the app's translations by language (app.extensions)
 
 blueprint = Blueprint("i18n", __name__)
 
@@ -39,7 +40,8 @@ def init(app) -> None:
     catalogs.compile_stale()
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(catalogs.TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
-    Babel(app, locale_selector=language)
+    Babel(app, locale_selector=current_language)
+    app.extensions[CATALOGS] = {}
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(gettext=_template_gettext, _=_template_gettext,
                                  ngettext=_template_ngettext)
@@ -63,11 +65,16 @@ def current_language() -> str:
 
 
 def catalog():
-    """The translations of the request's language, looked up once per request."""
+    """The translations of the request's language, looked up once per request and
+    loaded once per language (Flask-Babel would parse the locale at each request)."""
     try:
         return g.catalog
     except AttributeError:
-        g.catalog = get_translations()
+        loaded = current_app.extensions[CATALOGS]
+        code = current_language()
+        if code not in loaded:
+            loaded[code] = get_translations()
+        g.catalog = loaded[code]
         return g.catalog
 
 

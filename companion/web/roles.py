@@ -142,8 +142,13 @@ def is_host() -> bool:
 
 def _local_host() -> bool:
     """A loopback peer (the server's own device); the Host header was checked first."""
+    return _loopback(request.remote_addr or "")
+
+
+@lru_cache(maxsize=1024)  # a café's devices, each asking several times per request
+def _loopback(address: str) -> bool:
     try:
-        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+        return ipaddress.ip_address(address).is_loopback
     except ValueError:
         return False
 

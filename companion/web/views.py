@@ -91,16 +91,21 @@ def forbidden(digits) -> Phrase:
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     """Everyone in seating order; coins only where the table may see them (R12)."""
-    state, words = game.state, catalog()
-    return [
-        PlayerView(seat=seat, name=name, cards=_hand_view(game.setup.families, hand, words),
-                   endings=endings(digits), forbidden=forbidden(digits),
-                   coins=state.coins[seat] if game.options.money_open or viewer == seat
-                   or state.finished else None,
-                   excluded=seat in state.excluded, start=seat == state.start)
-        for seat, (name, hand) in enumerate(zip(game.setup.players, state.hands))
-        for digits in [forbidden_digits(hand)]
-    ]
+    state, words, families = game.state, catalog(), game.setup.families
+    return [_player_view(seat, name, families, hand, words,
+                         state.coins[seat] if game.options.money_open or viewer == seat
+                         or state.finished else None,
+                         seat in state.excluded, seat == state.start)
+            for seat, (name, hand) in enumerate(zip(game.setup.players, state.hands))]
+
+
+@lru_cache(maxsize=4096)  # a café's players, each drawn on every screen of its table
+def _player_view(seat: int, name: str, families: tuple[str, ...], hand: tuple[Card, ...],
+                 words, coins: int | None, excluded: bool, start: bool) -> PlayerView:
+    digits = forbidden_digits(hand)
+    return PlayerView(seat=seat, name=name, cards=_hand_view(families, hand, words),
+                      endings=endings(digits), forbidden=forbidden(digits), coins=coins,
+                      excluded=excluded, start=start)
 
 
 @lru_cache(maxsize=1024)
