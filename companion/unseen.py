@@ -38,8 +38,13 @@ class Unseen:
 
 def unseen(state: GameState) -> Unseen:
     """What is still to come after `state`: a revealed lot is seen already."""
-    return _unseen(state.setup.families, state.seen,
-                   ROUNDS - state.rounds_played - (1 if state.lot else 0))
+    return _unseen(state.setup.families, state.seen, rounds_left(state))
+
+
+def rounds_left(state: GameState) -> int:
+    """The lots not yet revealed after `state` (R2): the same after a sale as after the
+    reveal before it."""
+    return ROUNDS - state.rounds_played - (1 if state.lot else 0)
 
 
 @lru_cache(maxsize=256)

@@ -12,7 +12,7 @@ from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
 from ..state import (GameState, may_reveal, must_open, penalty_paid, result_refusal,
                      sale_preview, settled_sale)
-from ..unseen import Unseen, unseen, worth
+from ..unseen import Unseen, rounds_left, unseen, worth
 from .forms import card_value
 from .i18n import catalog, elide, family_label
 
@@ -164,8 +164,8 @@ class ToCome:
         state = game.state
         self._game, self._seat = game, seat
         self.mine = seat is not None  # with the set points for the phone's player
-        # what all of it follows from: the deck, the cards seen, the rounds, the hand
-        self.shows = (game.setup.families, state.seen, state.rounds_played, bool(state.lot),
+        # what all of it follows from: the deck, the cards seen, the lots left, the hand
+        self.shows = (game.setup.families, state.seen, rounds_left(state),
                       state.hands[seat] if self.mine else None)
 
     @cached_property
