@@ -8,16 +8,24 @@ from markupsafe import Markup
 
 CARDS_KEPT = 2048  # 60 cards a deck, a few decks and languages
 CELLS_KEPT = 4096  # each card open or not, with or without its family's symbol
+MARKS = {0: "first", 5: "again"}  # the cells of a row of the grid that show its symbol
 
 
 def init(app: Flask) -> None:
-    app.jinja_env.filters.update(card=card, cell=cell)
+    app.jinja_env.filters.update(card=card, cells=cells)
 
 
 @lru_cache(maxsize=CARDS_KEPT)
 def card(view) -> Markup:
     """A card (views.CardView) as templates/_card.html draws it."""
     return Markup(current_app.jinja_env.get_template("_card.html").render(c=view))
+
+
+def cells(row, chosen) -> Markup:
+    """A family's row of the reveal grid ((CardView, may be chosen) each): its cells, those
+    in `chosen` (card values) checked, the family's symbol on the first and the sixth."""
+    return Markup("\n").join(cell(view, open_, view.value in chosen, MARKS.get(index, ""))
+                              for index, (view, open_) in enumerate(row))
 
 
 @lru_cache(maxsize=CELLS_KEPT)

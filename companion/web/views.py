@@ -1,6 +1,7 @@
 """What the screens show, computed from a game's state; no rule is decided here."""
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from ..bidding import bid_problems, forbidden_digits, highest_bid, lowest_raise
 from ..cards import NUMBERS, Card
@@ -29,9 +30,9 @@ def look(index: int) -> str:
     return f"fam-{index}"
 
 
-@dataclass(frozen=True)
-class CardView:
-    """A card as drawn: its family's colour (a class, see `look`) and symbol, its number."""
+class CardView(NamedTuple):
+    """A card as drawn: its family's colour (a class, see `look`) and symbol, its number.
+    A named tuple: screens draw each from a cache, which hashes it in C."""
 
     family: str
     number: int
