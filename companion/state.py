@@ -209,18 +209,10 @@ def _sold(state: GameState, event: Sold) -> GameState:
     sale = sale_preview(state, event.winner, event.price)
     if sale is None:
         return _free(state, None)
-    return _end_round(state, _take_lot(state, seat), coins=_paid(state, seat, sale),
-                      pot=sale.remainder, start=seat, last_sale=sale)
-
-
-def _paid(state: GameState, seat: int, sale: Settlement) -> tuple[int, ...]:
-    """Everyone's coins once the winner at `seat` has paid the price and each receiver
-    has taken their share (R8)."""
-    coins = list(state.coins)
-    coins[seat] -= sale.price
-    for name, share in sale.payouts.items():
-        coins[state.setup.seat(name)] += share
-    return tuple(coins)
+    shares = {state.setup.seat(name): share for name, share in sale.payouts.items()}
+    coins = _with_coins(state.coins, {**shares, seat: -sale.price})  # never a receiver (R8)
+    return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
+                      start=seat, last_sale=sale)
 
 
 def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
