@@ -88,7 +88,10 @@ def new_game(setup: Setup) -> GameState:
 
 def fold(setup: Setup, events) -> GameState:
     """Apply every event in order; a refusal carries the index of its event."""
-    return fold_all(setup, events)[-1]
+    state = new_game(setup)
+    for index, event in enumerate(events):
+        state = apply_at(state, event, index)
+    return state
 
 
 def fold_all(setup: Setup, events) -> list[GameState]:

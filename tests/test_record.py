@@ -220,6 +220,20 @@ def test_a_refused_value_is_shown_cut_short(change, message):
     assert f"{refusal.where}: {refusal.message}" == message
 
 
+@pytest.mark.parametrize(("events", "message"), [
+    ([REVEAL, {"type": "free"}, {"type": "free"}, {"type": "sold"}],
+     "event 2: 'nobody bid' needs a lot: reveal round 2's 2 cards first (R2)"),
+    ([REVEAL, {"type": "free"}, {"type": "sold"}, {"type": "free"}],
+     "event 2: a sold event needs 'winner'"),
+])
+def test_the_first_bad_event_is_named_be_it_a_broken_rule_or_a_bad_shape(events, message):
+    """Every event is read before the first is applied: a rule broken earlier (a second
+    'nobody bid' for one lot, R2) still comes before a shape error (a sale without a
+    winner), and a shape error before a later broken rule."""
+    refusal = refusal_of({**MINIMAL, "events": events})
+    assert f"{refusal.where}: {refusal.message}" == message
+
+
 # --- the shape of every event: each field read by its kind's reader ------------------
 
 ONE_OF_EACH = [dump_event(event) for event in (
