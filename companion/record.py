@@ -216,6 +216,8 @@ def _check_keys(data: dict, allowed, what: str) -> None:
 
 
 def _list_of(value, what: str, item_type) -> list:
+    if type(value) is list and list(map(type, value)).count(item_type) == len(value):
+        return value  # the usual case, checked in C
     if not isinstance(value, list) or not all(_is(item, item_type) for item in value):
         raise Refusal("record", "{what} must be a list, each item {type}", what=what,
                       type=_TYPE_NAMES[item_type])

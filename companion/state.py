@@ -212,8 +212,8 @@ def _sold(state: GameState, event: Sold) -> GameState:
     sale = sale_preview(state, event.winner, event.price)
     if sale is None:
         return _free(state, None)
-    shares = {state.setup.seat(name): share for name, share in sale.payouts.items()}
-    coins = _with_coins(state.coins, {**shares, seat: -sale.price})  # never a receiver (R8)
+    gains = dict.fromkeys(map(state.setup.seat, sale.receivers), sale.share)
+    coins = _with_coins(state.coins, {**gains, seat: -sale.price})  # never a receiver (R8)
     return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
                       start=seat, last_sale=sale)
 
