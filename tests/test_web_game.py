@@ -9,9 +9,9 @@ from companion.record import fold_record
 from companion.replay import replay_json
 from companion.scoring import SET_POINTS
 
-from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, alerts, body, find_form, import_record,
-                               join, new_game, page_headers, phone_client, play, rows, seat,
-                               snapshot, stored, submit, text, undo)
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, body, card, find_form,
+                               import_record, join, new_game, page_headers, phone_client, play,
+                               rows, seat, snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 
@@ -240,6 +240,19 @@ def test_a_refused_new_game_keeps_the_choices_made(host):
     assert (form["edition"], form["money"], form["live"], form["exchange"]) == (
         ["fr"], ["open"], ["on"], ["on"])
     assert "side_sales" not in form and form["player"][:3] == ["Anna", "Anna", "Bert"]
+
+
+def test_a_refused_side_sale_keeps_the_players_and_the_card_chosen(app, host, game):
+    """R5: Bert holds 13 coins, so cannot pay 20 for Anna's red 0; the form he sees again
+    has the seller, the card, the buyer and the price as they were chosen, and the game
+    is as it was."""
+    play(host, game, GAME[:2])
+    before = stored(app, game)
+    response = act(host, game, "side_sale", "Anna", "red 0", "Bert", 20)
+    assert response.status_code == 422 and stored(app, game) == before
+    sale = find_form(response, "action-side_sale").fields
+    assert (sale["seller"], sale["card"], sale["buyer"], sale["price"]) == (
+        [seat("Anna")], [card("red 0")], [seat("Bert")], ["20"])
 
 
 def test_an_import_can_choose_live_auction_mode(app, host, played):

@@ -1,6 +1,8 @@
 """Pieces of HTML that screens draw many times over, each drawn once per look and kept: a
-card (a table screen shows a hundred) and a cell of the reveal grid (sixty a grid). Each
-is of a CardView, in the request's language, so a kept one is never shown in another."""
+card (a table screen shows a hundred), a cell of the reveal grid (sixty a grid), a
+player's cards in a card select and the players in a player select (a table screen has
+up to four of each). Each is of CardViews and words in the request's language, or of
+names, so a kept one is never shown in another language."""
 from functools import lru_cache
 
 from flask import Flask, current_app
@@ -8,11 +10,14 @@ from markupsafe import Markup
 
 CARDS_KEPT = 2048  # 60 cards a deck, a few decks and languages
 CELLS_KEPT = 4096  # each card open or not, with or without its family's symbol
+GROUPS_KEPT = 1024  # each player's hand as it grows, in each language
+PLAYERS_KEPT = 256  # the players of a few tables, none or one of them chosen
 MARKS = {0: "first", 5: "again"}  # the cells of a row of the grid that show its symbol
 
 
 def init(app: Flask) -> None:
-    app.jinja_env.filters.update(card=card, cells=cells)
+    app.jinja_env.filters.update(card=card, cells=cells, optgroups=optgroups,
+                                  player_options=player_options)
 
 
 @lru_cache(maxsize=CARDS_KEPT)
@@ -35,3 +40,26 @@ def cell(view, open_: bool, checked: bool, mark: str) -> Markup:
     "again", else "")."""
     return Markup(current_app.jinja_env.get_template("_cell.html").render(
         c=view, open=open_, checked=checked, mark=mark))
+
+
+def optgroups(owners, chosen) -> Markup:
+    """The cards of a card select (views.Held's owners: name, seat, cards with their
+    words), a group for each player who holds any; the card whose value is `chosen`
+    selected."""
+    return Markup("\n").join(optgroup(name, seat, cards, chosen)
+                              for name, seat, cards in owners if cards)
+
+
+@lru_cache(maxsize=GROUPS_KEPT)
+def optgroup(owner: str, seat: int, cards, chosen) -> Markup:
+    """One player's cards in a card select (templates/_optgroup.html)."""
+    return Markup(current_app.jinja_env.get_template("_optgroup.html").render(
+        owner=owner, seat=seat, cards=cards, chosen=chosen))
+
+
+@lru_cache(maxsize=PLAYERS_KEPT)
+def player_options(players: tuple[str, ...], chosen) -> Markup:
+    """The players of a player select, by seat; the seat `chosen` (a form's text)
+    selected (templates/_player_options.html)."""
+    return Markup(current_app.jinja_env.get_template("_player_options.html").render(
+        players=players, chosen=chosen))
