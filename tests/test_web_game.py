@@ -8,6 +8,7 @@ import pytest
 from companion.record import fold_record
 from companion.replay import replay_json
 from companion.scoring import SET_POINTS
+from companion.web import drawn
 
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, body, card, find_form,
                                import_record, join, new_game, page_headers, phone_client, play,
@@ -253,6 +254,21 @@ def test_a_refused_side_sale_keeps_the_players_and_the_card_chosen(app, host, ga
     sale = find_form(response, "action-side_sale").fields
     assert (sale["seller"], sale["card"], sale["buyer"], sale["price"]) == (
         [seat("Anna")], [card("red 0")], [seat("Bert")], ["20"])
+
+
+def test_a_refused_form_s_made_up_choices_are_not_kept(app, host, game):
+    """Seller and card values no select offers, 100,000 characters long, are refused
+    (a seller is a seat) and shown nowhere; the lists of players and of cards drawn for
+    the answer are the ones kept for the page, not new ones holding those values."""
+    play(host, game, GAME[:2])
+    host.get(f"/g/{game}")
+    kept = (drawn.optgroup.cache_info().currsize, drawn._player_options.cache_info().currsize)
+    made_up = "9" * 100_000
+    response = act(host, game, "side_sale", seller=made_up, card=made_up, buyer=seat("Bert"),
+                   price="2")
+    assert response.status_code == 422 and made_up not in body(response)
+    assert (drawn.optgroup.cache_info().currsize,
+            drawn._player_options.cache_info().currsize) == kept
 
 
 def test_an_import_can_choose_live_auction_mode(app, host, played):

@@ -45,9 +45,14 @@ def cell(view, open_: bool, checked: bool, mark: str) -> Markup:
 def optgroups(owners, chosen) -> Markup:
     """The cards of a card select (views.Held's owners: name, seat, cards with their
     words), a group for each player who holds any; the card whose value is `chosen`
-    selected."""
-    return Markup("\n").join(optgroup(name, seat, cards, chosen)
+    selected. Only the group that holds it is drawn with it: a value a form was sent with
+    (of any length) is never kept."""
+    return Markup("\n").join(optgroup(name, seat, cards, chosen if _holds(cards, chosen) else None)
                               for name, seat, cards in owners if cards)
+
+
+def _holds(cards, value) -> bool:
+    return value is not None and any(view.value == value for view, _ in cards)
 
 
 @lru_cache(maxsize=GROUPS_KEPT)
@@ -57,9 +62,14 @@ def optgroup(owner: str, seat: int, cards, chosen) -> Markup:
         owner=owner, seat=seat, cards=cards, chosen=chosen))
 
 
-@lru_cache(maxsize=PLAYERS_KEPT)
 def player_options(players: tuple[str, ...], chosen) -> Markup:
     """The players of a player select, by seat; the seat `chosen` (a form's text)
-    selected (templates/_player_options.html)."""
+    selected, if it is one."""
+    return _player_options(players, chosen if chosen in map(str, range(len(players))) else None)
+
+
+@lru_cache(maxsize=PLAYERS_KEPT)
+def _player_options(players: tuple[str, ...], chosen: str | None) -> Markup:
+    """(templates/_player_options.html)"""
     return Markup(current_app.jinja_env.get_template("_player_options.html").render(
         players=players, chosen=chosen))
