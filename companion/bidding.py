@@ -1,11 +1,11 @@
 """Which bids a player may make (R3, R5, R7, R9)."""
-from .cards import Card
+from .cards import Card, number_of
 from .refusal import Refusal
 
 
 def forbidden_digits(hand: tuple[Card, ...]) -> frozenset[int]:
     """The units digits a player may not bid: the numbers of the cards held (R3)."""
-    return frozenset([card.number for card in hand])
+    return frozenset(map(number_of, hand))
 
 
 def highest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
@@ -98,4 +98,4 @@ def bid_problems(state, name: str, amount: int, high_bid: int | None = None) -> 
                                 player=name, high=high_bid, amount=amount))
     problems.append(digit_problem(name, state.hands[seat], amount))
     problems.append(money_problem(name, state.coins[seat], amount))
-    return [problem for problem in problems if problem]
+    return list(filter(None, problems))

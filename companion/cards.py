@@ -1,4 +1,5 @@
 """Cards and the deck's fixed counts (R1)."""
+from operator import attrgetter
 from typing import NamedTuple
 
 from .phrase import N_, Phrase
@@ -29,6 +30,10 @@ class Card(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.family} {self.number}"
+
+
+# A card's number and family, read in C: countOf(map(number_of, hand), 7).
+number_of, family_of = attrgetter("number"), attrgetter("family")
 
 
 def count_words(count: int, number: int) -> Phrase:

@@ -1,7 +1,8 @@
 """Who receives the money of a sale (R8)."""
+from operator import countOf
 from typing import NamedTuple
 
-from .cards import count_words
+from .cards import count_words, number_of
 from .phrase import N_, Names, Phrase, Series
 
 
@@ -109,9 +110,9 @@ def settle(players, hands, winner: int, price: int, pot: int) -> Settlement:
     `hands` are the cards held before the winner takes the lot.
     """
     digit = price % 10
-    counts = {seat: [card.number for card in hands[seat]].count(digit)
-              for seat in range(len(players)) if seat != winner}
-    most = max(counts.values())
-    receivers = tuple([players[seat] for seat, count in counts.items() if count == most])
+    counts = [countOf(map(number_of, hand), digit) for hand in hands]
+    counts[winner] = -1  # the winner never receives money (R8.3)
+    most = max(counts)
+    receivers = tuple([name for name, count in zip(players, counts) if count == most])
     return Settlement(winner=players[winner], price=price, pot=pot, digit=digit, most=most,
                       receivers=receivers, share=(price + pot) // len(receivers))

@@ -6,13 +6,15 @@ state as it was: states are immutable.
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import countOf
 from types import MappingProxyType
 from typing import Mapping
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
                       money_problem, outbid_floor)
-from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
+from .cards import (FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card, family_of,
+                    number_of)
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Phrase
 from .refusal import Refusal
@@ -71,12 +73,14 @@ class GameState:
 
 
 def replace(state: GameState, **changes) -> GameState:
-    """A copy of `state` with some fields changed (dataclasses.replace, without its cost)."""
-    fields = state.__dict__.copy()  # a dict's copy is one block copied in C
-    fields.update(changes)
-    copy = object.__new__(GameState)
-    object.__setattr__(copy, "__dict__", fields)
+    """A copy of `state` with some fields changed (dataclasses.replace, without its cost:
+    the fields are one dict, merged in C)."""
+    copy = _new(GameState)
+    _set(copy, "__dict__", state.__dict__ | changes)
     return copy
+
+
+_new, _set = object.__new__, object.__setattr__
 
 
 def new_game(setup: Setup) -> GameState:
@@ -88,9 +92,13 @@ def new_game(setup: Setup) -> GameState:
 
 def fold(setup: Setup, events) -> GameState:
     """Apply every event in order; a refusal carries the index of its event."""
-    state = new_game(setup)
-    for index, event in enumerate(events):
-        state = apply_at(state, event, index)
+    state, index = new_game(setup), 0
+    try:
+        for index, event in enumerate(events):
+            state = apply(state, event)
+    except Refusal as refusal:
+        refusal.event = index
+        raise
     return state
 
 
@@ -127,7 +135,7 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
         _check_new_card(state, card)
     if cards[0] == cards[1]:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
-    seen = state.seen | set(cards)
+    seen = state.seen.union(cards)
     _check_counts(seen, cards)
     return replace(state, lot=cards, seen=seen, auction=_open(state, state.excluded))
 
@@ -142,10 +150,11 @@ def _check_new_card(state: GameState, card: Card) -> None:
 
 
 def _check_counts(seen, lot) -> None:
-    """At most 5 cards of a family and 3 of a number (R1)."""
-    families, numbers = seen_counts(seen)
+    """At most 5 cards of a family and 3 of a number (R1): counted afresh (in C), since a
+    replay reveals each set of seen cards once."""
     for card in lot:
-        family_count, number_count = families[card.family], numbers[card.number]
+        family_count = countOf(map(family_of, seen), card.family)
+        number_count = countOf(map(number_of, seen), card.number)
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
                           count=family_count, family=card.family, size=FAMILY_SIZE)
@@ -259,13 +268,17 @@ def _check_may_go_free(state: GameState) -> None:
 
 
 def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
-    return _with_hand(state.hands, seat, state.hands[seat] + state.lot)
+    return _with_hands(state.hands, {seat: state.hands[seat] + state.lot})
 
 
 def _end_round(state: GameState, hands, **changes) -> GameState:
-    return replace(state, hands=hands, rounds_played=state.rounds_played + 1, lot=(),
-                   excluded=frozenset(), exchangers=(), sellers=frozenset(), auction=None,
+    return replace(state, **_NEW_ROUND, hands=hands, rounds_played=state.rounds_played + 1,
                    **changes)
+
+
+# What a round's end clears: the lot, its auction, and who exchanged, sold or is excluded.
+_NEW_ROUND = {"lot": (), "excluded": frozenset(), "exchangers": (), "sellers": frozenset(),
+              "auction": None}
 
 
 def _penalty(state: GameState, event: Penalty) -> GameState:
@@ -314,7 +327,7 @@ def _discard(state: GameState, seat: int, card: Card | None) -> dict:
         raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
                       player=state.players[seat], count=len(hand))
     _check_holds(state, seat, card, "R5")
-    return {"hands": _with_hand(state.hands, seat, _without(hand, card)),
+    return {"hands": _with_hands(state.hands, {seat: _without(hand, card)}),
             "discarded": state.discarded + (card,)}
 
 
@@ -434,8 +447,8 @@ def _side_sale(state: GameState, event: SideSale) -> GameState:
                or money_problem(event.buyer, state.coins[buyer], event.price))
     if problem:
         raise problem
-    hands = _with_hand(state.hands, seller, _without(state.hands[seller], event.card))
-    hands = _with_hand(hands, buyer, hands[buyer] + (event.card,))
+    hands = _with_hands(state.hands, {seller: _without(state.hands[seller], event.card),
+                                      buyer: state.hands[buyer] + (event.card,)})
     coins = _with_coins(state.coins, {buyer: -event.price, seller: event.price})
     return replace(state, hands=hands, coins=coins, sellers=state.sellers | {seller})
 
@@ -453,8 +466,9 @@ def _exchange(state: GameState, event: Exchange) -> GameState:
     _check_exchange_turn(state, player)
     _check_holds(state, player, event.gives, "R7")
     _check_holds(state, opponent, event.takes, "R7")
-    hands = _with_hand(state.hands, player, _without(state.hands[player], event.gives) + (event.takes,))
-    hands = _with_hand(hands, opponent, _without(hands[opponent], event.takes) + (event.gives,))
+    hands = _with_hands(state.hands, {
+        player: _without(state.hands[player], event.gives) + (event.takes,),
+        opponent: _without(state.hands[opponent], event.takes) + (event.gives,)})
     return replace(state, hands=hands, exchangers=state.exchangers + (player,),
                    excluded=state.excluded | {player})
 
@@ -497,8 +511,12 @@ def _check_price(price: int) -> None:
         raise Refusal("R3", "a price cannot be negative ({price})", price=price)
 
 
-def _with_hand(hands, seat: int, hand) -> tuple[tuple[Card, ...], ...]:
-    return hands[:seat] + (tuple(hand),) + hands[seat + 1:]
+def _with_hands(hands, changes: dict[int, tuple[Card, ...]]) -> tuple[tuple[Card, ...], ...]:
+    """`hands` with the hands of some seats replaced."""
+    hands = list(hands)
+    for seat, hand in changes.items():
+        hands[seat] = hand
+    return tuple(hands)
 
 
 def _with_coins(coins, changes: dict[int, int]) -> tuple[int, ...]:
