@@ -32,8 +32,7 @@ class Card(NamedTuple):
         return f"{self.family} {self.number}"
 
 
-# A card's number and family, read in C: countOf(map(number_of, hand), 7).
-number_of, family_of = attrgetter("number"), attrgetter("family")
+number_of = attrgetter("number")  # a card's number, read in C: countOf(map(number_of, hand), 7)
 
 
 def count_words(count: int, number: int) -> Phrase:

@@ -170,7 +170,7 @@ def _number(name: str, value) -> int:
 
 
 def _cards(name: str, value) -> tuple[Card, ...]:
-    return tuple([_card(card) for card in _list_of(value, name, dict)])
+    return tuple(map(_card, _list_of(value, name, dict)))
 
 
 def _card_or_none(value) -> Card | None:

@@ -6,15 +6,13 @@ state as it was: states are immutable.
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import countOf
 from types import MappingProxyType
 from typing import Mapping
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
                       money_problem, outbid_floor)
-from .cards import (FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card, family_of,
-                    number_of)
+from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Phrase
 from .refusal import Refusal
@@ -35,6 +33,8 @@ class GameState:
     rounds_played: int = 0
     lot: tuple[Card, ...] = ()
     seen: frozenset[Card] = frozenset()
+    family_counts: tuple[int, ...] = ()  # the seen cards of each family, in `families` order
+    number_counts: tuple[int, ...] = (0,) * len(NUMBERS)  # the seen cards of each number
     discarded: tuple[Card, ...] = ()
     excluded: frozenset[int] = frozenset()
     exchangers: tuple[int, ...] = ()
@@ -87,7 +87,8 @@ def new_game(setup: Setup) -> GameState:
     """The state before the first event: everyone holds start coins and no card."""
     count = len(setup.players)
     return GameState(setup=setup, coins=(setup.start_coins,) * count,
-                     hands=((),) * count, start=setup.seat(setup.start_player))
+                     hands=((),) * count, start=setup.seat(setup.start_player),
+                     family_counts=(0,) * len(setup.families))
 
 
 def fold(setup: Setup, events) -> GameState:
@@ -135,9 +136,9 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
         _check_new_card(state, card)
     if cards[0] == cards[1]:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
-    seen = state.seen.union(cards)
-    _check_counts(seen, cards)
-    return replace(state, lot=cards, seen=seen, auction=_open(state, state.excluded))
+    family_counts, number_counts = _counted(state, cards)
+    return replace(state, lot=cards, seen=state.seen.union(cards), family_counts=family_counts,
+                   number_counts=number_counts, auction=_open(state, state.excluded))
 
 
 def _check_new_card(state: GameState, card: Card) -> None:
@@ -149,18 +150,23 @@ def _check_new_card(state: GameState, card: Card) -> None:
         raise Refusal("R1", "the {card} has already been seen: each card exists once", card=card)
 
 
-def _check_counts(seen, lot) -> None:
-    """At most 5 cards of a family and 3 of a number (R1): counted afresh (in C), since a
-    replay reveals each set of seen cards once."""
+def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seen cards of each family and of each number once the lot is seen: at most 5 of
+    a family and 3 of a number (R1)."""
+    families, numbers = list(state.family_counts), list(state.number_counts)
     for card in lot:
-        family_count = countOf(map(family_of, seen), card.family)
-        number_count = countOf(map(number_of, seen), card.number)
+        families[state.setup.family_place(card.family)] += 1
+        numbers[card.number] += 1
+    for card in lot:
+        family_count = families[state.setup.family_place(card.family)]
+        number_count = numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
                           count=family_count, family=card.family, size=FAMILY_SIZE)
         if number_count > NUMBER_COPIES:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
+    return tuple(families), tuple(numbers)
 
 
 @lru_cache(maxsize=1024)
@@ -272,8 +278,8 @@ def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
 
 
 def _end_round(state: GameState, hands, **changes) -> GameState:
-    return replace(state, **_NEW_ROUND, hands=hands, rounds_played=state.rounds_played + 1,
-                   **changes)
+    changes.update(_NEW_ROUND, hands=hands, rounds_played=state.rounds_played + 1)
+    return replace(state, **changes)
 
 
 # What a round's end clears: the lot, its auction, and who exchanged, sold or is excluded.
