@@ -3,11 +3,7 @@
 `apply` either returns a new state or raises a Refusal and leaves the old
 state as it was: states are immutable.
 """
-from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from types import MappingProxyType
-from typing import Mapping
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
@@ -167,23 +163,6 @@ def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
     return tuple(families), tuple(numbers)
-
-
-@lru_cache(maxsize=1024)
-def seen_counts(seen: frozenset[Card]) -> tuple[Mapping[str, int], Mapping[int, int]]:
-    """How many of the `seen` cards each family and each number has, 0 for none (R1
-    counts them): counted once per set of seen cards (a screen asks of every card of the
-    deck), and read-only, since every caller shares them."""
-    return (MappingProxyType(Counter(card.family for card in seen)),
-            MappingProxyType(Counter(card.number for card in seen)))
-
-
-def may_reveal(seen: frozenset[Card], card: Card) -> bool:
-    """Whether `card` can still turn up in a lot after the cards `seen`: unseen, and
-    neither its family nor its number used up (R1)."""
-    families, numbers = seen_counts(seen)
-    return (card not in seen and families[card.family] < FAMILY_SIZE
-            and numbers[card.number] < NUMBER_COPIES)
 
 
 def settled_sale(event, before: GameState, after: GameState) -> Settlement | None:

@@ -8,23 +8,35 @@ cards) less the cards revealed so far. Which number sits in which family is not 
 turn up in it.
 """
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
 from .cards import FAMILY_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .scoring import set_gain
-from .state import GameState, may_reveal, seen_counts
+from .state import GameState
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Unseen:
-    """The cards not yet seen, by family and by number, and the lots still to come."""
+    """The cards not yet seen, by family and by number, and the lots still to come.
+
+    Made once for the states that share its counts (`unseen`) and compared as that one
+    object: a screen keyed by it is drawn again only for other counts.
+    """
 
     families: Mapping[str, int]  # each family (in the game's order): its cards to come
     numbers: Mapping[int, int]  # each number 0-9: its cards to come
     possible: tuple[Card, ...]  # each (family, number) that may still turn up (R1)
     rounds_left: int  # lots not yet revealed
+
+    def may_turn_up(self, card: Card) -> bool:
+        """Whether `card` may still turn up in a lot (R1)."""
+        return card in self._possible
+
+    @cached_property
+    def _possible(self) -> frozenset[Card]:
+        return frozenset(self.possible)
 
     @property
     def count(self) -> int:
@@ -38,7 +50,8 @@ class Unseen:
 
 def unseen(state: GameState) -> Unseen:
     """What is still to come after `state`: a revealed lot is seen already."""
-    return _unseen(state.setup.families, state.seen, rounds_left(state))
+    return _unseen(state.setup.families, state.seen, state.family_counts, state.number_counts,
+                   rounds_left(state))
 
 
 def rounds_left(state: GameState) -> int:
@@ -48,15 +61,18 @@ def rounds_left(state: GameState) -> int:
 
 
 @lru_cache(maxsize=256)
-def _unseen(families: tuple[str, ...], seen: frozenset[Card], rounds_left: int) -> Unseen:
+def _unseen(families: tuple[str, ...], seen: frozenset[Card], family_counts: tuple[int, ...],
+            number_counts: tuple[int, ...], rounds_left: int) -> Unseen:
     """(Worked out once for the screens of every state with these families, seen cards and
-    rounds left, which share it: its counts are read-only.)"""
-    in_families, in_numbers = seen_counts(seen)
+    rounds left, which share it: its counts are read-only.) A card may still turn up if it
+    is unseen and neither its family nor its number is used up (R1)."""
+    in_families = dict(zip(families, [FAMILY_SIZE - count for count in family_counts]))
+    in_numbers = dict(zip(NUMBERS, [NUMBER_COPIES - count for count in number_counts]))
     return Unseen(
-        MappingProxyType({family: FAMILY_SIZE - in_families[family] for family in families}),
-        MappingProxyType({number: NUMBER_COPIES - in_numbers[number] for number in NUMBERS}),
+        MappingProxyType(in_families), MappingProxyType(in_numbers),
         tuple(Card(family, number) for family in families for number in NUMBERS
-              if may_reveal(seen, Card(family, number))),
+              if in_families[family] and in_numbers[number]
+              and Card(family, number) not in seen),
         rounds_left)
 
 

@@ -11,7 +11,7 @@ from ..games import Game, actions, actions_at, auction_running
 from ..guide import what_now
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
-from ..state import (GameState, may_reveal, must_open, penalty_paid, result_refusal,
+from ..state import (GameState, must_open, penalty_paid, result_refusal,
                      sale_preview, settled_sale)
 from ..unseen import Unseen, rounds_left, unseen, worth
 from .forms import card_value
@@ -121,24 +121,25 @@ def _hand_view(families: tuple[str, ...], hand: tuple[Card, ...], words) -> tupl
 @dataclass(frozen=True)
 class Grid:
     """Every card of the deck by family (`rows`), with whether it may still be revealed
-    (R1): the same for every state with these families and seen cards, in one language."""
+    (R1): the same for every state with these families and cards still to come, in one
+    language."""
 
     families: tuple[str, ...]
-    seen: frozenset[Card]
+    still: Unseen
     words: object  # the translations it is drawn with
     rows: tuple[tuple[tuple[CardView, bool], ...], ...] = field(compare=False)
 
 
 def reveal_grid(game: Game, state: GameState) -> Grid:
     """The reveal grid of `state` (R1), in the request's language."""
-    return _grid(game.setup.families, state.seen, catalog())
+    return _grid(game.setup.families, unseen(state), catalog())
 
 
 @lru_cache(maxsize=64)
-def _grid(families: tuple[str, ...], seen: frozenset[Card], words) -> Grid:
+def _grid(families: tuple[str, ...], still: Unseen, words) -> Grid:
     views = _deck_views(families, words)
-    return Grid(families, seen, words, tuple(
-        tuple((views[card], may_reveal(seen, card)) for number in NUMBERS
+    return Grid(families, still, words, tuple(
+        tuple((views[card], still.may_turn_up(card)) for number in NUMBERS
               for card in [Card(family, number)]) for family in families))
 
 
