@@ -114,5 +114,5 @@ def settle(players, hands, winner: int, price: int, pot: int) -> Settlement:
     counts[winner] = -1  # the winner never receives money (R8.3)
     most = max(counts)
     receivers = tuple([name for name, count in zip(players, counts) if count == most])
-    return Settlement(winner=players[winner], price=price, pot=pot, digit=digit, most=most,
-                      receivers=receivers, share=(price + pot) // len(receivers))
+    return Settlement(players[winner], price, pot, digit, most, receivers,  # by position: sooner
+                      (price + pot) // len(receivers))

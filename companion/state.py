@@ -69,11 +69,16 @@ class GameState:
 
 
 def replace(state: GameState, **changes) -> GameState:
-    """A copy of `state` with some fields changed (dataclasses.replace, without its cost:
-    the fields are one dict, merged in C)."""
-    copy = _new(GameState)
-    _set(copy, "__dict__", state.__dict__ | changes)
-    return copy
+    """A copy of `state` with some fields changed (dataclasses.replace, without its cost)."""
+    return _with_fields(state.__dict__ | changes)
+
+
+def _with_fields(fields: dict) -> GameState:
+    """A state of these fields (a dict of them all, merged in C), made without a call of
+    `__setattr__` for each."""
+    state = _new(GameState)
+    _set(state, "__dict__", fields)
+    return state
 
 
 _new, _set = object.__new__, object.__setattr__
@@ -257,8 +262,9 @@ def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
 
 
 def _end_round(state: GameState, hands, **changes) -> GameState:
-    changes.update(_NEW_ROUND, hands=hands, rounds_played=state.rounds_played + 1)
-    return replace(state, **changes)
+    fields = state.__dict__ | _NEW_ROUND
+    fields.update(changes, hands=hands, rounds_played=state.rounds_played + 1)
+    return _with_fields(fields)
 
 
 # What a round's end clears: the lot, its auction, and who exchanged, sold or is excluded.
