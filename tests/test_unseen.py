@@ -127,3 +127,24 @@ def test_in_french_and_once_the_deck_is_out(app, host):
     assert "Encore à venir : 18 cartes en 9 tours" in text(host.get(f"/g/{token}"))
     finished = imported(host)
     assert "Encore à venir" not in text(host.get(f"/g/{finished}"))
+
+
+@pytest.mark.parametrize("count", [22, 35, 43])
+def test_the_reveal_grid_offers_exactly_the_cards_that_may_still_turn_up(app, host, count):
+    # Before the reveals of rounds 7, 12 and 14 of full-game-1: by then no number, then 3
+    # and then 7 numbers have all 3 of their cards out, and no family, then 2 and then 4
+    # all 5 (R1); a card seen is never offered again.
+    record = json.loads(GAME_1.read_text(encoding="utf-8"))
+    families = record["families"]
+    seen = [(card["family"], card["number"]) for event in record["events"][:count]
+            if event["type"] == "reveal" for card in event["cards"]]
+    out_families = Counter(family for family, _ in seen)
+    out_numbers = Counter(number for _, number in seen)
+    expected = {f"{families.index(family)}:{number}" for family in families
+                for number in NUMBERS if (family, number) not in seen
+                and out_families[family] < FAMILY_SIZE and out_numbers[number] < NUMBER_COPIES}
+    page = body(host.get(f"/g/{imported(host, count)}"))
+    cells = re.findall(r'<input type="checkbox" name="cards" value="([^"]+)"\s*(disabled)?', page)
+    assert len(cells) == len(families) * len(NUMBERS)
+    assert {value for value, disabled in cells if not disabled} == expected
+    assert len(expected) == {22: 48, 35: 22, 43: 6}[count]  # 60 cells less those used up
