@@ -3,7 +3,7 @@
     python bench/replay.py [--runs N] [RECORD]
 
 Prints the median over N runs, e.g.
-"replay of a full 15-round record (52 events): median 0.57 ms over 2000 runs",
+"replay of a full 15-round record (52 events): median 0.31 ms over 2000 runs",
 and how fast this machine runs Python at the time (the figure scales with it).
 """
 import argparse
