@@ -46,7 +46,6 @@ class Setup:
         except (KeyError, TypeError):
             raise Refusal("R1", "{name!r} is not a player of this game", name=name) from None
 
-
     def family_place(self, family: str) -> int:
         """Where `family` stands in `families` (a card's family is checked first, R1)."""
         return self._family_places[family]
