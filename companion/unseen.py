@@ -17,25 +17,18 @@ from .scoring import set_gain
 from .state import GameState
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Unseen:
-    """The cards not yet seen, by family and by number, and the lots still to come.
-
-    Made once for the states that share its counts (`unseen`) and compared as that one
-    object: a screen keyed by it is drawn again only for other counts.
-    """
+    """The cards not yet seen, by family and by number, and the lots still to come."""
 
     families: Mapping[str, int]  # each family (in the game's order): its cards to come
     numbers: Mapping[int, int]  # each number 0-9: its cards to come
     possible: tuple[Card, ...]  # each (family, number) that may still turn up (R1)
     rounds_left: int  # lots not yet revealed
 
-    def may_turn_up(self, card: Card) -> bool:
-        """Whether `card` may still turn up in a lot (R1)."""
-        return card in self._possible
-
     @cached_property
-    def _possible(self) -> frozenset[Card]:
+    def may_turn_up(self) -> frozenset[Card]:
+        """The cards that may still turn up, as a set (its hash made once, as a key)."""
         return frozenset(self.possible)
 
     @property

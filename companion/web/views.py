@@ -121,25 +121,25 @@ def _hand_view(families: tuple[str, ...], hand: tuple[Card, ...], words) -> tupl
 @dataclass(frozen=True)
 class Grid:
     """Every card of the deck by family (`rows`), with whether it may still be revealed
-    (R1): the same for every state with these families and cards still to come, in one
-    language."""
+    (R1): the same for every state with these families and cards that may still turn up,
+    in one language."""
 
     families: tuple[str, ...]
-    still: Unseen
+    possible: frozenset[Card]  # the cards that may still turn up
     words: object  # the translations it is drawn with
     rows: tuple[tuple[tuple[CardView, bool], ...], ...] = field(compare=False)
 
 
 def reveal_grid(game: Game, state: GameState) -> Grid:
     """The reveal grid of `state` (R1), in the request's language."""
-    return _grid(game.setup.families, unseen(state), catalog())
+    return _grid(game.setup.families, unseen(state).may_turn_up, catalog())
 
 
 @lru_cache(maxsize=64)
-def _grid(families: tuple[str, ...], still: Unseen, words) -> Grid:
+def _grid(families: tuple[str, ...], possible: frozenset[Card], words) -> Grid:
     views = _deck_views(families, words)
-    return Grid(families, still, words, tuple(
-        tuple((views[card], still.may_turn_up(card)) for number in NUMBERS
+    return Grid(families, possible, words, tuple(
+        tuple((views[card], card in possible) for number in NUMBERS
               for card in [Card(family, number)]) for family in families))
 
 
