@@ -155,12 +155,12 @@ def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The seen cards of each family and of each number once the lot is seen: at most 5 of
     a family and 3 of a number (R1)."""
     families, numbers = list(state.family_counts), list(state.number_counts)
-    places = [state.setup.family_place(card.family) for card in lot]
-    for place, card in zip(places, lot):
-        families[place] += 1
+    for card in lot:
+        families[state.setup.family_place(card.family)] += 1
         numbers[card.number] += 1
-    for place, card in zip(places, lot):
-        family_count, number_count = families[place], numbers[card.number]
+    for card in lot:
+        family_count = families[state.setup.family_place(card.family)]
+        number_count = numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
                           count=family_count, family=card.family, size=FAMILY_SIZE)
