@@ -1,92 +1,114 @@
-"""What can happen at the table: the events of the game log (R2-R9)."""
-from dataclasses import dataclass
-from typing import ClassVar
+"""What can happen at the table: the events of the game log (R2-R9).
+
+Each kind of event is a named tuple: made, read and compared in C, since a replay makes
+one for every entry of a record. Unlike plain tuples, two events are equal only if they
+are of the same kind (a penalty is never a pass of the same player), and an event is
+never false, even one without fields.
+"""
+from typing import NamedTuple
 
 from .cards import Card
 from .phrase import N_
 
 
-@dataclass(frozen=True)
-class Reveal:
+class Reveal(NamedTuple):
     """The 2 cards of this round's lot are turned over (R2)."""
 
-    kind: ClassVar[str] = "reveal"
     cards: tuple[Card, ...]
+    kind = "reveal"
 
 
-@dataclass(frozen=True)
-class Sold:
+class Sold(NamedTuple):
     """The lot goes to `winner` for `price` (R8)."""
 
-    kind: ClassVar[str] = "sold"
     winner: str
     price: int
+    kind = "sold"
 
 
-@dataclass(frozen=True)
-class Free:
+class Free(NamedTuple):
     """Nobody bid: the start player takes the lot for nothing (R9)."""
 
-    kind: ClassVar[str] = "free"
+    kind = "free"
 
 
-@dataclass(frozen=True)
-class Penalty:
+class Penalty(NamedTuple):
     """`player` made a forbidden bid and pays 1 coin to the pot (R4)."""
 
-    kind: ClassVar[str] = "penalty"
     player: str
+    kind = "penalty"
 
 
-@dataclass(frozen=True)
-class Overbid:
+class Overbid(NamedTuple):
     """`player` bid more than they hold: they discard a card, the auction restarts (R5)."""
 
-    kind: ClassVar[str] = "overbid"
     player: str
     discard: Card | None
+    kind = "overbid"
 
 
-@dataclass(frozen=True)
-class SideSale:
+class SideSale(NamedTuple):
     """At round start `seller` sells `card` to `buyer` for `price` (R6)."""
 
-    kind: ClassVar[str] = "side_sale"
     seller: str
     card: Card
     buyer: str
     price: int
+    kind = "side_sale"
 
 
-@dataclass(frozen=True)
-class Exchange:
+class Exchange(NamedTuple):
     """At round start `player` swaps `gives` for the `opponent`'s `takes` (R7)."""
 
-    kind: ClassVar[str] = "exchange"
     player: str
     gives: Card
     opponent: str
     takes: Card
+    kind = "exchange"
 
 
-@dataclass(frozen=True)
-class Bid:
+class Bid(NamedTuple):
     """Live auction: `player`, whose turn it is, raises to `amount` (R3)."""
 
-    kind: ClassVar[str] = "bid"
     player: str
     amount: int
+    kind = "bid"
 
 
-@dataclass(frozen=True)
-class Pass:
+class Pass(NamedTuple):
     """Live auction: `player`, whose turn it is, drops out of this auction (R3)."""
 
-    kind: ClassVar[str] = "pass"
     player: str
+    kind = "pass"
 
 
 EVENT_TYPES = (Reveal, Sold, Free, Penalty, Overbid, SideSale, Exchange, Bid, Pass)
 # The fields of events that name a player, with how a message calls them.
 PLAYER_FIELDS = {"winner": N_("winner"), "player": N_("player"), "seller": N_("seller"),
                  "buyer": N_("buyer"), "opponent": N_("opponent")}
+
+
+def _same_event(event, other) -> bool:
+    return type(event) is type(other) and tuple.__eq__(event, other)
+
+
+def _other_event(event, other) -> bool:
+    return not _same_event(event, other)
+
+
+def _event_hash(event) -> int:
+    return hash((event.kind, *event))
+
+
+def _is_an_event(event) -> bool:
+    return True
+
+
+def _compare_as_events(kinds) -> None:
+    """Make events of `kinds` equal only to events of the same kind, and never false."""
+    for kind in kinds:
+        kind.__eq__, kind.__ne__, kind.__hash__ = _same_event, _other_event, _event_hash
+        kind.__bool__ = _is_an_event
+
+
+_compare_as_events(EVENT_TYPES)

@@ -7,7 +7,6 @@ short, never whole.
 """
 import json
 import reprlib
-from dataclasses import fields
 from functools import lru_cache, partial
 
 from .cards import NUMBERS, Card
@@ -96,7 +95,7 @@ def parse_event(raw):
     event_type, keys, readers = _READERS[kind]
     if raw.keys() != keys:
         _refuse_keys(raw, kind, [name for name, _ in readers])
-    return event_type(*[read(raw[name]) for name, read in readers])
+    return _made(event_type, [read(raw[name]) for name, read in readers])
 
 
 def _refuse_keys(raw: dict, kind: str, names) -> None:
@@ -125,8 +124,8 @@ def dump_record(setup: Setup, events) -> dict:
 def dump_event(event) -> dict:
     """One event as a record entry."""
     data = {"type": event.kind}
-    for field in fields(event):
-        data[field.name] = _dump_value(getattr(event, field.name))
+    for name, value in zip(event._fields, event):
+        data[name] = _dump_value(value)
     return data
 
 
@@ -158,7 +157,7 @@ def _field_reader(name: str):
 def _event_reader(cls) -> tuple:
     """How to read an event of class `cls`: the class, the keys its entry has, and
     each field's name and reader, in order (chosen once, not for every event)."""
-    names = [field.name for field in fields(cls)]
+    names = cls._fields
     return cls, frozenset(("type", *names)), tuple((name, _field_reader(name)) for name in names)
 
 
@@ -250,6 +249,7 @@ _TYPE_NAMES = {str: Phrase(N_("text")), int: Phrase(N_("a whole number")),
                list: Phrase(N_("a list"))}
 
 _READERS = {cls.kind: _event_reader(cls) for cls in EVENT_TYPES}
+_made = tuple.__new__  # an event of its fields' values, in C (an event is a named tuple)
 
 
 class _Shown:

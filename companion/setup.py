@@ -22,7 +22,7 @@ class Setup:
     families: tuple[str, ...] = DEFAULT_FAMILIES
     start_player: str | None = None
     _seats: dict = field(init=False, repr=False, compare=False)
-    _family_places: dict = field(init=False, repr=False, compare=False)
+    family_places: dict = field(init=False, repr=False, compare=False)  # name -> place
 
     def __post_init__(self):
         check_players(self.players)
@@ -33,7 +33,7 @@ class Setup:
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
         object.__setattr__(self, "_seats", {name: seat for seat, name in enumerate(self.players)})
-        object.__setattr__(self, "_family_places",
+        object.__setattr__(self, "family_places",
                            {name: place for place, name in enumerate(self.families)})
         if self.start_player is None:
             object.__setattr__(self, "start_player", self.players[0])
@@ -45,10 +45,6 @@ class Setup:
             return self._seats[name]
         except (KeyError, TypeError):
             raise Refusal("R1", "{name!r} is not a player of this game", name=name) from None
-
-    def family_place(self, family: str) -> int:
-        """Where `family` stands in `families` (a card's family is checked first, R1)."""
-        return self._family_places[family]
 
 
 def clean_name(name) -> str:

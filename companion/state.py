@@ -123,18 +123,18 @@ def apply_at(state: GameState, event, index: int) -> GameState:
 
 def apply(state: GameState, event) -> GameState:
     """The state after `event`, or a Refusal naming the rule that forbids it."""
-    if state.finished:
+    if state.rounds_played == ROUNDS:  # finished (read without a property's call)
         raise Refusal("R2", "the game is over: all {rounds} rounds have settled", rounds=ROUNDS)
     return _HANDLERS[type(event)](state, event)
 
 
 def _reveal(state: GameState, event: Reveal) -> GameState:
-    _before_reveal(state, N_("a second reveal"), "R2")
+    if state.lot:
+        raise _too_late(state, N_("a second reveal"), "R2")
     cards = tuple(event.cards)
     if len(cards) != LOT_SIZE:
         raise Refusal("R2", "a lot is {size} cards, not {count}", size=LOT_SIZE, count=len(cards))
-    for card in cards:
-        _check_new_card(state, card)
+    _check_new_cards(state, cards)
     if cards[0] == cards[1]:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
     family_counts, number_counts = _counted(state, cards)
@@ -142,24 +142,27 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
                    number_counts=number_counts, auction=_open(state, state.excluded))
 
 
-def _check_new_card(state: GameState, card: Card) -> None:
-    if card.family not in state.setup.families:
-        raise Refusal("R1", "there is no family {family!r} in this game", family=card.family)
-    if card.number not in NUMBERS:
-        raise Refusal("R1", "cards show numbers 0 to 9, not {number}", number=card.number)
-    if card in state.seen:
-        raise Refusal("R1", "the {card} has already been seen: each card exists once", card=card)
+def _check_new_cards(state: GameState, cards) -> None:
+    for card in cards:
+        if card.family not in state.setup.families:
+            raise Refusal("R1", "there is no family {family!r} in this game", family=card.family)
+        if card.number not in NUMBERS:
+            raise Refusal("R1", "cards show numbers 0 to 9, not {number}", number=card.number)
+        if card in state.seen:
+            raise Refusal("R1", "the {card} has already been seen: each card exists once",
+                          card=card)
 
 
 def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The seen cards of each family and of each number once the lot is seen: at most 5 of
     a family and 3 of a number (R1)."""
+    places = state.setup.family_places  # a card's family is checked first (R1)
     families, numbers = list(state.family_counts), list(state.number_counts)
     for card in lot:
-        families[state.setup.family_place(card.family)] += 1
+        families[places[card.family]] += 1
         numbers[card.number] += 1
     for card in lot:
-        family_count = families[state.setup.family_place(card.family)]
+        family_count = families[places[card.family]]
         number_count = numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
@@ -200,7 +203,8 @@ def next_actions(state: GameState) -> frozenset[str]:
 
 
 def _sold(state: GameState, event: Sold) -> GameState:
-    _after_reveal(state, N_("a sale"))
+    if not state.lot:
+        raise _too_soon(state, N_("a sale"))
     seat = state.setup.seat(event.winner)
     _check_price(event.price)
     problems = bid_problems(state, event.winner, event.price)
@@ -208,13 +212,13 @@ def _sold(state: GameState, event: Sold) -> GameState:
         raise problems[0]
     _check_outbid_opening(state, seat, event.price)
     _check_auction_ended(state, ("sold", seat, event.price))
-    sale = sale_preview(state, event.winner, event.price)
-    if sale is None:
+    if _free_at_zero(state, event.price):
         return _free(state, None)
+    sale = settle(state.setup.players, state.hands, seat, event.price, state.pot)
     gains = dict.fromkeys(map(state.setup.seat, sale.receivers), sale.share)
     coins = _with_coins(state.coins, {**gains, seat: -sale.price})  # never a receiver (R8)
-    return _end_round(state, _take_lot(state, seat), coins=coins, pot=sale.remainder,
-                      start=seat, last_sale=sale)
+    return _end_round(state, seat, {"coins": coins, "pot": sale.remainder, "start": seat,
+                                    "last_sale": sale})
 
 
 def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
@@ -233,18 +237,19 @@ def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None
 
     None when no money moves: a French-rules sale at 0 is a free lot (R8.6).
     """
-    if state.setup.edition == "fr" and price == 0:
+    if _free_at_zero(state, price):
         return None
-    return settle(state.players, state.hands, state.setup.seat(winner), price, state.pot)
+    return settle(state.setup.players, state.hands, state.setup.seat(winner), price, state.pot)
 
 
 def _free(state: GameState, event: Free | None) -> GameState:
     """The start player takes the lot (R9); `None` when a French sale at 0 leads here."""
-    _after_reveal(state, N_("'nobody bid'"))
+    if not state.lot:
+        raise _too_soon(state, N_("'nobody bid'"))
     if event is not None:
         _check_auction_ended(state, ("free", None, None))
         _check_may_go_free(state)
-    return _end_round(state, _take_lot(state, state.start))
+    return _end_round(state, state.start, {})
 
 
 def _check_may_go_free(state: GameState) -> None:
@@ -257,13 +262,11 @@ def _check_may_go_free(state: GameState) -> None:
                             "go free", start=state.start_player, opening=opening)
 
 
-def _take_lot(state: GameState, seat: int) -> tuple[tuple[Card, ...], ...]:
-    return _with_hands(state.hands, {seat: state.hands[seat] + state.lot})
-
-
-def _end_round(state: GameState, hands, **changes) -> GameState:
-    fields = state.__dict__ | _NEW_ROUND
-    fields.update(changes, hands=hands, rounds_played=state.rounds_played + 1)
+def _end_round(state: GameState, taker: int, changes: dict) -> GameState:
+    """The round settled: `taker` takes the lot, with these `changes` (R8, R9)."""
+    fields = state.__dict__ | _NEW_ROUND | changes
+    fields["hands"] = _with_hands(state.hands, {taker: state.hands[taker] + state.lot})
+    fields["rounds_played"] = state.rounds_played + 1
     return _with_fields(fields)
 
 
@@ -360,14 +363,14 @@ def auction_result(state: GameState):
     if auction is None or (not auction.touched and auction.active):
         return None
     outcome, seat, price = auction.outcome()
-    if outcome == "sold" and not _free_at_zero(state, seat, price):
+    if outcome == "sold" and not _free_at_zero(state, price):
         return Sold(state.players[seat], price)
     return None if outcome == "open" else Free()
 
 
-def _free_at_zero(state: GameState, seat: int, price: int) -> bool:
+def _free_at_zero(state: GameState, price: int) -> bool:
     """A French-rules win at 0, which is a free lot (R8.6)."""
-    return sale_preview(state, state.players[seat], price) is None
+    return state.setup.edition == "fr" and price == 0
 
 
 def result_refusal(state: GameState) -> Refusal | None:
@@ -383,11 +386,12 @@ def result_refusal(state: GameState) -> Refusal | None:
 
 
 def _open(state: GameState, excluded) -> Auction:
-    return open_auction(len(state.players), state.start, excluded)
+    return open_auction(len(state.setup.players), state.start, excluded)
 
 
 def _check_turn(state: GameState, name: str) -> int:
-    _after_reveal(state, N_("a bid"))
+    if not state.lot:
+        raise _too_soon(state, N_("a bid"))
     seat = state.setup.seat(name)
     auction = state.auction
     if auction.outcome()[0] != "open":
@@ -413,7 +417,7 @@ def _check_auction_ended(state: GameState, recorded) -> None:
     check_auction_over(state)
     outcome, seat, price = state.auction.outcome()
     ended = {(outcome, seat, price)}
-    if outcome == "sold" and _free_at_zero(state, seat, price):
+    if outcome == "sold" and _free_at_zero(state, price):
         ended.add(("free", None, None))
     if recorded not in ended:
         if outcome == "free":
@@ -425,7 +429,8 @@ def _check_auction_ended(state: GameState, recorded) -> None:
 def _side_sale(state: GameState, event: SideSale) -> GameState:
     if not state.setup.side_sales:
         raise Refusal("R6", "side sales are off in this game")
-    _before_reveal(state, N_("a side sale"), "R6")
+    if state.lot:
+        raise _too_late(state, N_("a side sale"), "R6")
     seller, buyer = state.setup.seat(event.seller), state.setup.seat(event.buyer)
     if seller == buyer:
         raise Refusal("R6", "{player} cannot buy their own card", player=event.seller)
@@ -447,7 +452,8 @@ def _side_sale(state: GameState, event: SideSale) -> GameState:
 def _exchange(state: GameState, event: Exchange) -> GameState:
     if not state.setup.exchange:
         raise Refusal("R7", "the exchange variant is off in this game")
-    _before_reveal(state, N_("an exchange"), "R7")
+    if state.lot:
+        raise _too_late(state, N_("an exchange"), "R7")
     player, opponent = state.setup.seat(event.player), state.setup.seat(event.opponent)
     if player == opponent:
         raise Refusal("R7", "{player} cannot exchange with themselves", player=event.player)
@@ -477,18 +483,16 @@ def _check_exchange_turn(state: GameState, seat: int) -> None:
                       last=state.players[last])
 
 
-def _before_reveal(state: GameState, action: str, rule: str) -> None:
-    """`action` (a marked template) must come before the reveal."""
-    if state.lot:
-        raise Refusal(rule, "{action} cannot come after the reveal of round {round}: "
-                            "settle the lot first", action=Phrase(action), round=state.round_number)
+def _too_late(state: GameState, action: str, rule: str) -> Refusal:
+    """`action` (a marked template, made only when refused) must come before the reveal."""
+    return Refusal(rule, "{action} cannot come after the reveal of round {round}: settle the "
+                         "lot first", action=Phrase(action), round=state.round_number)
 
 
-def _after_reveal(state: GameState, action: str) -> None:
-    """`action` (a marked template) needs a revealed lot."""
-    if not state.lot:
-        raise Refusal("R2", "{action} needs a lot: reveal round {round}'s 2 cards first",
-                      action=Phrase(action), round=state.round_number)
+def _too_soon(state: GameState, action: str) -> Refusal:
+    """`action` (a marked template, made only when refused) needs a revealed lot."""
+    return Refusal("R2", "{action} needs a lot: reveal round {round}'s 2 cards first",
+                   action=Phrase(action), round=state.round_number)
 
 
 def _check_holds(state: GameState, seat: int, card: Card, rule: str) -> None:

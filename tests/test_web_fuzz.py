@@ -219,7 +219,7 @@ JSON = st.recursive(
     max_leaves=12)
 CARDS = st.fixed_dictionaries({"family": mostly(st.sampled_from(DEFAULT_FAMILIES), JSON),
                                "number": mostly(st.integers(-2, 12), JSON)})
-EVENT_FIELDS = sorted({name for cls in EVENT_TYPES for name in cls.__dataclass_fields__})
+EVENT_FIELDS = sorted({name for cls in EVENT_TYPES for name in cls._fields})
 EVENTS = st.builds(
     lambda kind, values: {"type": kind, **values}, mostly(st.sampled_from(ACTIONS), JSON),
     st.dictionaries(st.sampled_from(EVENT_FIELDS), st.sampled_from(PLAYERS) | st.integers(

@@ -39,7 +39,7 @@ def parse_action(setup: Setup, form) -> object:
 def form_values(setup: Setup, event) -> dict[str, object]:
     """The form fields that describe `event`: the inverse of parse_action."""
     values = {"action": event.kind}
-    for name, value in vars(event).items():
+    for name, value in event._asdict().items():
         if isinstance(value, Card):
             values[name] = card_value(setup.families, value)
         elif isinstance(value, tuple):
