@@ -1,9 +1,11 @@
 """What can happen at the table: the events of the game log (R2-R9).
 
-Each kind of event is a named tuple: made, read and compared in C, since a replay makes
-one for every entry of a record. Unlike plain tuples, two events are equal only if they
-are of the same kind (a penalty is never a pass of the same player), and an event is
-never false, even one without fields.
+Each kind of event is a named tuple, since a replay makes one for every entry of a record:
+a record's reader makes it in C (`tuple.__new__`), and its fields read in C. Unlike plain
+tuples, two events are equal only if they are of the same kind (a penalty is never a pass
+of the same player), and an event is never false, even one without fields. Other named
+tuples (a card, a settlement) compare as tuples: never compare an event with one of them,
+and store an event only as its record entry (`record.dump_event`).
 """
 from typing import NamedTuple
 
@@ -104,11 +106,12 @@ def _is_an_event(event) -> bool:
     return True
 
 
-def _compare_as_events(kinds) -> None:
-    """Make events of `kinds` equal only to events of the same kind, and never false."""
-    for kind in kinds:
-        kind.__eq__, kind.__ne__, kind.__hash__ = _same_event, _other_event, _event_hash
-        kind.__bool__ = _is_an_event
+def _compare_as_events(classes) -> None:
+    """Make the events of these classes equal only to events of the same kind, and never
+    false."""
+    for cls in classes:
+        cls.__eq__, cls.__ne__, cls.__hash__ = _same_event, _other_event, _event_hash
+        cls.__bool__ = _is_an_event
 
 
 _compare_as_events(EVENT_TYPES)

@@ -95,6 +95,7 @@ def parse_event(raw):
     event_type, keys, readers = _READERS[kind]
     if raw.keys() != keys:
         _refuse_keys(raw, kind, [name for name, _ in readers])
+    # Its keys are its fields (checked above), so its values fill them in order.
     return _made(event_type, [read(raw[name]) for name, read in readers])
 
 

@@ -1,5 +1,7 @@
 """The settings a game is played with: players, edition, variants (R1)."""
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
 from .cards import DEFAULT_FAMILIES, DEFAULT_START_COINS
 from .refusal import Refusal
@@ -22,7 +24,8 @@ class Setup:
     families: tuple[str, ...] = DEFAULT_FAMILIES
     start_player: str | None = None
     _seats: dict = field(init=False, repr=False, compare=False)
-    family_places: dict = field(init=False, repr=False, compare=False)  # name -> place
+    # Where each family stands in `families`, by name (read-only).
+    family_places: Mapping[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         check_players(self.players)
@@ -33,8 +36,8 @@ class Setup:
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
         object.__setattr__(self, "_seats", {name: seat for seat, name in enumerate(self.players)})
-        object.__setattr__(self, "family_places",
-                           {name: place for place, name in enumerate(self.families)})
+        places = {name: place for place, name in enumerate(self.families)}
+        object.__setattr__(self, "family_places", MappingProxyType(places))
         if self.start_player is None:
             object.__setattr__(self, "start_player", self.players[0])
         self.seat(self.start_player)

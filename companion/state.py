@@ -19,7 +19,11 @@ from .setup import Setup
 
 @dataclass(frozen=True)
 class GameState:
-    """Where the game stands after some events."""
+    """Where the game stands after some events.
+
+    A frozen dataclass, not a named tuple like an event: the fold reads its fields far
+    more often than it makes one, and an instance's fields read faster than a tuple's.
+    """
 
     setup: Setup
     coins: tuple[int, ...]
@@ -332,7 +336,7 @@ def _bid(state: GameState, event: Bid) -> GameState:
     problems = bid_problems(state, event.player, event.amount, state.auction.high)
     if problems:
         raise problems[0]
-    return replace(state, auction=after_bid(state.auction, len(state.players), seat,
+    return replace(state, auction=after_bid(state.auction, len(state.setup.players), seat,
                                             event.amount))
 
 
@@ -347,7 +351,7 @@ def _pass(state: GameState, event: Pass) -> GameState:
                           player=event.player, opening=opening)
         raise Refusal("R3", "French rules: the start player {player} opens the auction and "
                             "must bid (0 is allowed)", player=event.player)
-    return replace(state, auction=after_pass(state.auction, len(state.players), seat))
+    return replace(state, auction=after_pass(state.auction, len(state.setup.players), seat))
 
 
 def must_open(state: GameState, seat: int) -> bool:
@@ -484,13 +488,15 @@ def _check_exchange_turn(state: GameState, seat: int) -> None:
 
 
 def _too_late(state: GameState, action: str, rule: str) -> Refusal:
-    """`action` (a marked template, made only when refused) must come before the reveal."""
+    """The refusal of `action` (a marked template) after the reveal: it must come before.
+    Made only when refused, for the caller to raise."""
     return Refusal(rule, "{action} cannot come after the reveal of round {round}: settle the "
                          "lot first", action=Phrase(action), round=state.round_number)
 
 
 def _too_soon(state: GameState, action: str) -> Refusal:
-    """`action` (a marked template, made only when refused) needs a revealed lot."""
+    """The refusal of `action` (a marked template) before the reveal: it needs a lot.
+    Made only when refused, for the caller to raise."""
     return Refusal("R2", "{action} needs a lot: reveal round {round}'s 2 cards first",
                    action=Phrase(action), round=state.round_number)
 
