@@ -1,7 +1,5 @@
 """The settings a game is played with: players, edition, variants (R1)."""
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Mapping
 
 from .cards import DEFAULT_FAMILIES, DEFAULT_START_COINS
 from .refusal import Refusal
@@ -24,8 +22,6 @@ class Setup:
     families: tuple[str, ...] = DEFAULT_FAMILIES
     start_player: str | None = None
     _seats: dict = field(init=False, repr=False, compare=False)
-    # Where each family stands in `families`, by name (read-only).
-    family_places: Mapping[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         check_players(self.players)
@@ -36,8 +32,6 @@ class Setup:
         if self.start_coins < 0:
             raise Refusal("R1", "players cannot start with {coins} coins", coins=self.start_coins)
         object.__setattr__(self, "_seats", {name: seat for seat, name in enumerate(self.players)})
-        places = {name: place for place, name in enumerate(self.families)}
-        object.__setattr__(self, "family_places", MappingProxyType(places))
         if self.start_player is None:
             object.__setattr__(self, "start_player", self.players[0])
         self.seat(self.start_player)

@@ -160,13 +160,13 @@ def _check_new_cards(state: GameState, cards) -> None:
 def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The seen cards of each family and of each number once the lot is seen: at most 5 of
     a family and 3 of a number (R1)."""
-    places = state.setup.family_places  # a card's family is checked first (R1)
+    place = state.setup.families.index  # a card's family is checked first (R1)
     families, numbers = list(state.family_counts), list(state.number_counts)
     for card in lot:
-        families[places[card.family]] += 1
+        families[place(card.family)] += 1
         numbers[card.number] += 1
     for card in lot:
-        family_count = families[places[card.family]]
+        family_count = families[place(card.family)]
         number_count = numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
