@@ -3,12 +3,12 @@
     python bench/replay.py [--runs N] [--instructions] [RECORD]
 
 Prints the median over N runs, e.g.
-"replay of a full 15-round record (52 events): median 0.27 ms over 2000 runs",
+"replay of a full 15-round record (52 events): median 0.28 ms over 2000 runs",
 and how fast this machine runs Python at the time (the figure scales with it).
 
 With --instructions, counts instead the machine instructions of one replay with
 valgrind's callgrind (apt-get install valgrind): the count of N replays less that of
-none, over N, e.g. "replay of a full 15-round record (52 events): 2.85 million
+none, over N, e.g. "replay of a full 15-round record (52 events): 2.92 million
 instructions". The count stays the same whatever else a shared machine is doing, so two
 versions of the code compare to a per cent or so; it takes about 15 s.
 """

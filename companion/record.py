@@ -92,14 +92,11 @@ def parse_event(raw):
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _READERS:
         raise Refusal("record", "unknown event type {kind!r}", kind=_Shown(kind))
-    event_type, size, readers = _READERS[kind]
-    if len(raw) != size:
-        _refuse_keys(raw, kind, event_type._fields)
-    try:  # as many keys as `type` and its fields: they are those keys, or one is missing
-        values = [read(raw[name]) for name, read in readers]
-    except KeyError:  # (no reader raises it)
-        _refuse_keys(raw, kind, event_type._fields)
-    return _made(event_type, values)  # its values fill its fields, all there, in order
+    event_type, keys, readers = _READERS[kind]
+    if raw.keys() != keys:
+        _refuse_keys(raw, kind, [name for name, _ in readers])
+    # Its keys are its fields (checked above), so its values fill them in order.
+    return _made(event_type, [read(raw[name]) for name, read in readers])
 
 
 def _refuse_keys(raw: dict, kind: str, names) -> None:
@@ -159,11 +156,10 @@ def _field_reader(name: str):
 
 
 def _event_reader(cls) -> tuple:
-    """How to read an event of class `cls`: the class, how many keys its entry has
-    (`type` and its fields), and each field's name and reader, in order (chosen once,
-    not for every event)."""
+    """How to read an event of class `cls`: the class, the keys its entry has, and
+    each field's name and reader, in order (chosen once, not for every event)."""
     names = cls._fields
-    return cls, len(names) + 1, tuple((name, _field_reader(name)) for name in names)
+    return cls, frozenset(("type", *names)), tuple((name, _field_reader(name)) for name in names)
 
 
 def _number(name: str, value) -> int:

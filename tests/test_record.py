@@ -300,6 +300,15 @@ def test_each_event_refuses_a_missing_or_unknown_key(entry):
     assert parse_event(json.loads(json.dumps(entry))) == parse_event(entry)
 
 
+@pytest.mark.parametrize("entry", [entry for entry in ONE_OF_EACH if len(entry) > 2],
+                         ids=lambda entry: entry["type"])
+def test_an_unknown_key_is_named_before_a_wrong_value(entry):
+    first, *_, last = [key for key in entry if key != "type"]
+    renamed = {key: value for key, value in entry.items() if key != last}
+    renamed |= {first: 1.5, "extra": entry[last]}  # as many keys as it should have
+    assert refused_message(renamed) == f"unknown key 'extra' in a {entry['type']} event"
+
+
 def refused_message(entry) -> str:
     with pytest.raises(Refusal) as refused:
         parse_event(entry)
