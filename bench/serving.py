@@ -26,7 +26,7 @@ from pathlib import Path
 from flask import Flask
 
 from companion import games
-from companion.serve import create_server, listener, serve_processes, waitress_options
+from companion.serve import bind, create_server, serve_processes, waitress_options
 from companion.web import create_app
 
 HOST = "127.0.0.1"
@@ -118,8 +118,8 @@ def main(argv=None) -> None:
     # waitress warns of each request that waits for a thread: what a load test is for
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     if args.processes > 1:
-        listening = listener(HOST, 0)
-        print(listening.getsockname()[1], *([token] if token else []), flush=True)
+        listening = bind([HOST], 0)
+        print(listening[0].getsockname()[1], *([token] if token else []), flush=True)
         threading.Thread(target=_end_with_stdin, daemon=True).start()
         app.config["STORE"].close()  # each process opens its own connections
         serve_processes(lambda: create_app(args.data_dir), listening, args.processes)

@@ -4,6 +4,7 @@ import json
 import os
 import sys
 
+from .network import DEFAULT_PORT
 from .record import fold_record, loads
 from .refusal import Refusal
 from .replay import replay_json, replay_text
@@ -18,13 +19,22 @@ def main(argv=None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templari-companion",
                                      description="The bookkeeper for a table of Templari.")
-    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (all by default)")
-    parser.add_argument("--port", type=int, default=5000, help="port (5000 by default)")
+    parser.add_argument("--host", default="0.0.0.0",
+                        help="address to listen on (all by default); this device stays the "
+                             "host at http://127.0.0.1:PORT whatever it is")
+    parser.add_argument("--port", type=_port, default=None,
+                        help=f"port ({DEFAULT_PORT} by default, or the next free one; "
+                             "0: any free port)")
     parser.add_argument("--data-dir", default="templari-data",
                         help="where games are kept (created on first start)")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
-                        help="a host name phones may use to reach this server, e.g. "
-                             "mylaptop.local (may be given more than once)")
+                        help="a name or address phones may use to reach this server, e.g. "
+                             "mylaptop.local (may be given more than once: the first is the "
+                             "one phones are shown)")
+    parser.add_argument("--check", action="store_const", const=_check, dest="run",
+                        help="check, before the first phone tries: the addresses phones may "
+                             "use, the port, the data directory, and whether this machine "
+                             "reaches itself through each address; then stop")
     parser.add_argument("--processes", type=_count, default=1, metavar="N",
                         help="server processes sharing the games (1 by default; more for a "
                              "club night's many tables on a machine with several cores)")
@@ -39,27 +49,49 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(args) -> int:
-    """Imported here so that `replay` does not load the web stack. A data directory or
-    database that cannot be used stops the start with one line saying why."""
-    from .serve import serve
+    """Imported here so that `replay` does not load the web stack. A port, an address, a
+    data directory or a database that cannot be used stops the start with one line saying
+    why."""
+    from .serve import CannotListen, serve
     from .store import StorageFault
 
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes)
-    except StorageFault as fault:
+    except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl+C: the server stops, as asked
+        pass
     return 0
+
+
+def _check(args) -> int:
+    """The report of `--check`, printed; 0 whatever it finds (it only tells)."""
+    from .check import report
+
+    print(report(args.host, args.port, args.data_dir, args.names))
+    return 0
+
+
+def _whole(text: str, low: int, high: int) -> int:
+    """`text` as a whole number from `low` to `high`, else argparse's one-line error."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not low <= number <= high:
+        raise argparse.ArgumentTypeError(f"from {low} to {high}")
+    return number
+
+
+def _port(text: str) -> int:
+    """A port number: 0 (any free one) to 65535."""
+    return _whole(text, 0, 65535)
 
 
 def _count(text: str) -> int:
     """A number of processes: 1 to 64, more than one only where processes can fork."""
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 1 <= count <= 64:
-        raise argparse.ArgumentTypeError("from 1 to 64")
+    count = _whole(text, 1, 64)
     if count > 1 and not hasattr(os, "fork"):
         raise argparse.ArgumentTypeError("only 1 on this system (it cannot fork processes)")
     return count

@@ -24,7 +24,10 @@ from collections import deque
 from waitress import wasyncore
 from waitress.server import BaseWSGIServer
 
-IDLE = select.POLLIN | select.POLLPRI  # what a connection with nothing under way wants
+# epoll's event bits (select.EPOLLIN, EPOLLPRI, EPOLLOUT), written out so that the module
+# imports where there is no epoll (it is used only where there is).
+READ, URGENT, WRITE = 0x001, 0x002, 0x004
+IDLE = READ | URGENT  # what a connection with nothing under way wants
 
 
 class Loop:
@@ -146,5 +149,5 @@ def _wants(obj) -> int:
     """The events `obj` wants now, asked as wasyncore.poll2 asks."""
     mask = IDLE if obj.readable() else 0
     if obj.writable() and not obj.accepting:
-        mask |= select.POLLOUT
+        mask |= WRITE
     return mask

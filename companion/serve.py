@@ -1,4 +1,11 @@
-"""Starting the table server: waitress on the local network, never Flask's debug server."""
+"""Starting the table server: waitress on the local network, never Flask's debug server.
+
+It listens before it says where to connect; the server's own device stays the host at
+http://127.0.0.1:PORT whatever --host says (it listens on the loopback too); phones are
+shown the first --name, else this machine's best address (network.py), and the host's
+table screen offers the others.
+"""
+import errno
 import gc
 import ipaddress
 import logging
@@ -6,49 +13,113 @@ import os
 import select
 import signal
 import socket
-import time
+import sys
 
 import waitress
-from waitress.channel import HTTPChannel
-from waitress.server import BaseWSGIServer
-from waitress.task import WSGITask
-from waitress.utilities import build_http_date
 
-from .loop import Loop, Sockets
+from . import network, waitress_api
+from .network import DEFAULT_PORT
 from .qr import qr_text
 from .web import create_app
-from .web.polls import NOTHING_NEW, QuietPolls
 
-
-ROUTE_PROBE = "192.0.2.1"  # a documentation address (RFC 5737): only routed, never sent to
+PORTS_TRIED = 10  # the default port and the next ones, when another program has it
+LOOPBACK = "127.0.0.1"
 ALL_INTERFACES = ("0.0.0.0", "")  # waitress listens on every IPv4 interface
-ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (waitress sets IPV6_V6ONLY)
+ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (IPV6_V6ONLY, as waitress sets it)
 # Connections the system holds for the server to accept while it is busy or at its limit
 # (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
 # being refused.
 BACKLOG = 1024
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
+# select(), the loop where there is neither epoll nor poll (Windows), watches at most 512
+# sockets of each kind: the connections, with the listeners and waitress's trigger.
+SELECT_CONNECTIONS = 500
+_TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
+_NOT_HERE = {errno.EADDRNOTAVAIL, 10049}  # Windows: WSAEADDRNOTAVAIL
 
 
-def lan_address() -> str | None:
-    """This machine's address on the local network, as phones would reach it."""
+class CannotListen(Exception):
+    """The server cannot listen as asked: one line saying why and what to do."""
+
+
+def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1) -> None:
+    """Listen, print where to connect (with a QR code), then serve until stopped, in
+    `processes` server processes sharing the data directory and the listening sockets.
+    `port` None: the default port, or the next free one."""
+    sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
+                   PORTS_TRIED if port is None else 1)
     try:
-        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-    except OSError:
-        infos = []
-    addresses = [info[4][0] for info in infos if not info[4][0].startswith("127.")]
-    return addresses[0] if addresses else _routed_address()
+        bound = sockets[0].getsockname()[1]
+        offered = offers(host, bound, names)
+        app = create_app(data_dir, addresses=offered, names=list(names))
+        tell(host, bound, data_dir, offered, app.config["HOST_KEY"],
+             moved=port is None and bound != DEFAULT_PORT)
+        if processes == 1:
+            waitress_serve(app, sockets=sockets, **waitress_options(app))
+            return
+        app.config["STORE"].close()  # each process opens its own connections
+        serve_processes(lambda: create_app(data_dir, addresses=offered, names=list(names)),
+                        sockets, processes)
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
-def _routed_address() -> str | None:
-    """The local address the system would send from: connecting UDP sends no packet."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+def listen_on(host: str) -> list[str]:
+    """The addresses to listen on for `host`: itself, and the loopback too unless it
+    covers it (all IPv4 interfaces, or a loopback address), so this device stays the host."""
+    if host in ALL_INTERFACES:
+        return ["0.0.0.0"]
+    return [host] if is_loopback(host) else [host, LOOPBACK]
+
+
+def bind(addresses: list[str], port: int, tries: int = 1) -> list[socket.socket]:
+    """Listening sockets on one port of every address: `port` (0: any free one), else the
+    next ones, `tries` in all. CannotListen says why none would do."""
+    for candidate in range(port, port + tries):
         try:
-            probe.connect((ROUTE_PROBE, 9))
-        except OSError:
-            return None
-        address = probe.getsockname()[0]
-    return None if address.startswith(("127.", "0.")) else address
+            return _bind_all(addresses, candidate)
+        except OSError as error:
+            if error.errno in _TAKEN and candidate < port + tries - 1:
+                continue
+            raise CannotListen(_why(error, addresses, port, candidate)) from None
+    raise AssertionError("unreachable")  # the last try returned or raised
+
+
+def _bind_all(addresses: list[str], port: int) -> list[socket.socket]:
+    sockets = []
+    try:
+        for address in addresses:
+            sockets.append(listener(address, port))
+            port = sockets[0].getsockname()[1]  # port 0: the one the first was given
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def listener(host: str, port: int) -> socket.socket:
+    """A listening socket on `host` and `port`, as waitress would open it."""
+    try:
+        family, *_, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as error:
+        raise OSError(errno.EADDRNOTAVAIL, str(error.strerror)) from None
+    return socket.create_server(address[:2], family=family, backlog=BACKLOG)
+
+
+def _why(error: OSError, addresses: list[str], first: int, last: int) -> str:
+    """What a person can do about `error`, in one line."""
+    if error.errno in _TAKEN and first == last:
+        return (f"port {first} is taken by another program (a server started before?): "
+                f"stop it, or start with another port, e.g. --port {first + 1}")
+    if error.errno in _TAKEN:
+        return (f"ports {first} to {last} are all taken by other programs: start with "
+                "--port and a free port number")
+    if error.errno in _NOT_HERE:
+        return (f"{addresses[0]} is not an address of this machine: start without --host, "
+                "or with one of its addresses (templari-companion --check lists them)")
+    return f"cannot listen on {addresses[0]} port {last}: {error.strerror or error}"
 
 
 def is_loopback(host: str) -> bool:
@@ -61,70 +132,72 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def url(address: str, port: int) -> str:
-    """http://ADDRESS:PORT, an IPv6 address in brackets (its zone, if any, escaped)."""
-    if ":" in address:
-        address = "[" + address.replace("%", "%25") + "]"
-    return f"http://{address}:{port}"
-
-
-def addresses(host: str, port: int) -> tuple[str, str | None]:
-    """Where to open the app when it listens on `host`: on this device, and from a phone
-    (None if phones cannot reach it, or no network address was found)."""
-    if host in ALL_INTERFACES:
-        address = lan_address()
-        return url("127.0.0.1", port), url(address, port) if address else None
-    if host == ALL_INTERFACES_V6:
-        return url("::1", port), None  # lan_address() finds IPv4 addresses only
+def offers(host: str, port: int, names=()) -> list[tuple[str, str]]:
+    """The addresses phones may use, best first, with what each is: the names given
+    (--name), then this machine's addresses that `host` listens on."""
     if is_loopback(host):
-        return url(host, port), None
-    return url(host, port), url(host, port)  # one address: the device opens it too
+        return []
+    if host in ALL_INTERFACES or host == ALL_INTERFACES_V6:
+        found = network.phone_addresses(6 if host == ALL_INTERFACES_V6 else 4)
+        addresses = [(address.ip, address.label) for address in found]
+    else:
+        addresses = [(host, network.label_of(host) if _is_address(host) else "")]
+    named = [(name, "") for name in names]
+    return list({network.url(address, port): label for address, label in named + addresses}
+                .items())
 
 
-def serve(host: str, port: int, data_dir: str, names=(), processes: int = 1) -> None:
-    """Print where to connect, with a QR code, then serve until stopped, in `processes`
-    server processes sharing the data directory and the listening socket."""
-    local_url, lan_url = addresses(host, port)
-    app = create_app(data_dir, lan_url=lan_url, names=list(names))
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def local_url(host: str, port: int) -> str:
+    """Where this device opens the server: the loopback it listens on."""
+    return network.url(host if is_loopback(host) else LOOPBACK, port)
+
+
+def tell(host, port, data_dir, offered, host_key, moved=False) -> None:
+    """Say where to connect: this device (the host), phones (with a QR code), the other
+    addresses, and how to host from another device."""
     print(f"Templari Companion: games are kept in {data_dir}")
-    print(f"On this device, open {local_url}")
-    if lan_url:
-        print(f"Phones on the same network open {lan_url} (or scan):")
-        print(qr_text(lan_url))
-        for name in names:
-            print(f"Phones may also open {url(name, port)}")
-        print(f"To host from another device, open {lan_url}/host/{app.config['HOST_KEY']}")
+    if moved:
+        print(f"Port {DEFAULT_PORT} is taken by another program: serving on port {port}.")
+    print(f"On this device, the host, open {local_url(host, port)}")
+    if offered:
+        shown, others = offered[0][0], offered[1:]
+        print(f"Phones on the same network open {shown} (or scan):")
+        print(qr_text(shown))
+        if others:
+            print("Phones cannot open it? This machine's other addresses: "
+                  + ", ".join(url + (f" ({label})" if label else "") for url, label in others)
+                  + ". The host's table screen shows them in one tap.")
+        print(f"To host from another device, open {shown}/host/{host_key}")
     elif is_loopback(host):
         print("Phones cannot reach this server: it listens only on this device "
-              "(start with --host 0.0.0.0 to let them).")
+              "(start without --host to let them).")
     else:
-        print("No local network address was found: phones cannot reach this server yet.")
-    if processes == 1:
-        waitress_serve(app, host=host, port=port, **waitress_options(app))
-        return
-    app.config["STORE"].close()  # each process opens its own connections
-    serve_processes(lambda: create_app(data_dir, lan_url=lan_url, names=list(names)),
-                    listener(host, port), processes)
+        print("No network address was found: phones cannot reach this server yet (join a "
+              "Wi-Fi network or share this device's hotspot, then start the server again).")
+    print("Press Ctrl+C to stop the server.", flush=True)
 
 
-def listener(host: str, port: int) -> socket.socket:
-    """A listening socket on `host` and `port`, as waitress would open it."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host or "0.0.0.0", port), family=family,
-                                backlog=BACKLOG)
-
-
-def serve_processes(make_app, listening: socket.socket, count: int) -> None:
+def serve_processes(make_app, listening: list[socket.socket], count: int) -> None:
     """`count` processes, each with its own app from `make_app()` and its own caches
-    (kept right by the stamps in the database), taking turns at `listening`: the system
-    gives each new connection to one of them. Stopped all together (Ctrl+C, SIGTERM)."""
+    (kept right by the stamps in the database), taking turns at the `listening` sockets:
+    the system gives each new connection to one of them. Stopped all together (Ctrl+C,
+    SIGTERM)."""
     running = set()
     for _ in range(count):
         child = os.fork()
         if child == 0:
             _child(make_app, listening)
         running.add(child)
-    listening.close()
+    for sock in listening:
+        sock.close()
 
     def stop(*_) -> None:
         for child in running:
@@ -139,14 +212,14 @@ def serve_processes(make_app, listening: socket.socket, count: int) -> None:
             break
 
 
-def _child(make_app, listening: socket.socket) -> None:
+def _child(make_app, listening: list[socket.socket]) -> None:
     """One server process: serve until stopped, then leave without running the parent's
     clean-up."""
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     code = 0
     try:
         app = make_app()
-        waitress_serve(app, sockets=[listening], **waitress_options(app))
+        waitress_serve(app, sockets=listening, **waitress_options(app))
     except KeyboardInterrupt:
         pass
     except BaseException:  # noqa: BLE001 (said on the console, then the process ends)
@@ -193,21 +266,31 @@ def waitress_serve(app, **options) -> None:
 
 def create_server(app, map=None, **options):
     """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
-    `waitress_options`), not started: `run()` serves. Its sockets are in `map`."""
+    `waitress_options`), not started: `run()` serves. Its sockets are in `map`. With what
+    it uses of waitress (waitress_api.py), the server has a loop of its own (loop.py, where
+    there is epoll) and answers polls in it (channel.py); without, waitress's own."""
+    gone = waitress_api.missing()
+    if gone:
+        print(waitress_api.fallback_line(gone), file=sys.stderr)
+    own_loop = hasattr(select, "epoll") and not gone
     limit = options.get("connection_limit", 100)
+    if not own_loop and not hasattr(select, "poll"):
+        limit = min(limit, SELECT_CONNECTIONS)
     allowed = _allow_open_files(limit + SPARE_FILES)
     if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
-        options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
-    own_loop = hasattr(select, "epoll")  # else waitress's own, which asks every socket
-    sockets = map if map is not None else Sockets() if own_loop else {}
+        limit = max(allowed - SPARE_FILES, 1)
+    options = {**options, "connection_limit": limit}
+    if own_loop:
+        from .loop import Loop, Sockets
+        sockets = map if map is not None else Sockets()
+    else:
+        sockets = map if map is not None else {}
     server = waitress.create_server(app, map=sockets, **options)
     if own_loop:
         server.asyncore = Loop()  # the loop `run()` turns: see companion/loop.py
-    for listener in list(sockets.values()):  # one per address listened on
-        if isinstance(listener, BaseWSGIServer):
-            listener.channel_class = _Channel
-            if isinstance(getattr(app, "wsgi_app", None), QuietPolls):
-                listener.add_task = _PollsInLoop(listener.add_task, app.wsgi_app)
+    if not gone:
+        from . import channel
+        channel.install(sockets, app)
     # What the server holds as it starts (the app, its templates, every module loaded: most
     # of its objects) is never collected: Python's full collections, which stop every
     # thread, then go through what the games made only (in a café of 200 tables they took
@@ -215,78 +298,6 @@ def create_server(app, map=None, **options):
     gc.collect()  # (what is garbage already is freed, not kept for good)
     gc.freeze()
     return server
-
-
-class _KeepAliveTask(WSGITask):
-    """waitress closes the connection after an HTTP/1.1 answer without a Content-Length,
-    and drops the Content-Length of a 204 or a 304 (which never have a body, RFC 9110),
-    so every one of those closed its connection: each poll that found nothing new (204)
-    had to open a new one. An answer without a body ends with its headers, so the
-    connection can take the next request: it stays open unless the client asked to close."""
-
-    def set_close_on_finish(self) -> None:
-        if (self.version == "1.1" and not self.has_body
-                and self.request.headers.get("CONNECTION", "").lower() != "close"):
-            return
-        super().set_close_on_finish()
-
-
-class _Channel(HTTPChannel):
-    task_class = _KeepAliveTask
-
-
-class _PollsInLoop:
-    """A listener's `add_task` (what it does with a connection that has a request to
-    serve) that answers a poll finding nothing new (web/polls.py, the request a café sends
-    most) at once, with no worker thread: the event loop's, or the worker that served the
-    connection's request before. Called with the connection's requests locked."""
-
-    def __init__(self, dispatch, polls: QuietPolls):
-        self.dispatch, self.polls = dispatch, polls
-
-    def __call__(self, channel) -> None:
-        while channel.requests and self._answered(channel, channel.requests[0]):
-            channel.requests.pop(0).close()
-        if channel.requests:
-            self.dispatch(channel)
-        elif _waits_to_continue(channel):  # as waitress's worker does when none is left
-            channel.send_continue()
-
-    def _answered(self, channel, request) -> bool:
-        """A 204 sent for `request` if it is such a poll on a connection kept open, with
-        nothing else waiting to be sent on it."""
-        if (request.error or request.version != "1.1" or not channel.connected
-                or channel.total_outbufs_len or request.expect_continue
-                or request.headers.get("CONNECTION", "").lower() == "close"
-                or not self.polls.nothing_new(_environ(request))):
-            return False
-        channel.write_soon(_nothing_new_answer(channel.server.adj.ident))
-        return True
-
-
-def _waits_to_continue(channel) -> bool:
-    """Whether the request the connection is receiving waits for a 100 Continue that was
-    held back while the requests before it were served (waitress's HTTPChannel.service)."""
-    request = channel.request
-    return (channel.connected and request is not None and request.expect_continue
-            and request.headers_finished and not channel.sent_continue)
-
-
-def _environ(request) -> dict:
-    """What QuietPolls reads of a request, as waitress would give it to the app."""
-    environ = {"REQUEST_METHOD": request.command, "PATH_INFO": request.path,
-               "QUERY_STRING": request.query, "wsgi.url_scheme": request.url_scheme}
-    if "HOST" in request.headers:
-        environ["HTTP_HOST"] = request.headers["HOST"]
-    return environ
-
-
-def _nothing_new_answer(ident: str) -> bytes:
-    """QuietPolls' 204 as waitress writes it: its headers, the date, the server."""
-    headers = sorted([(name, value) for name, value in NOTHING_NEW if name != "Content-Length"]
-                     + [("Date", build_http_date(time.time())), ("Server", ident)])
-    return ("HTTP/1.1 204 NO CONTENT\r\n"
-            + "".join(f"{name}: {value}\r\n" for name, value in headers) + "\r\n").encode()
 
 
 def _allow_open_files(count: int) -> int | None:

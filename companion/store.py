@@ -229,6 +229,24 @@ class Store:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
             return value
 
+    def setting(self, name: str) -> str | None:
+        """A setting of the server kept in the database (shared by its processes)."""
+        with self._connect() as db:
+            return self._secret(db, name)
+
+    def show_everywhere(self, name: str, value: str | None) -> None:
+        """Keep the setting `name` (None: forget it) and move every game's stamp, since
+        every screen shows it: the screens draw themselves again (the address phones are
+        shown, in the QR code)."""
+        with self._write() as db:
+            if value is None:
+                changed = db.execute("DELETE FROM meta WHERE key = ?", (name,)).rowcount
+            else:
+                changed = db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                     (name, value)).rowcount
+            if changed:
+                db.execute("UPDATE games SET stamp = stamp + 1")
+
     def create_game(self, header: dict, options: dict, entries=()) -> str:
         """Store a new game and return its unguessable token; `entries` as for write_events."""
         token = secrets.token_urlsafe(16)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
+from babel.messages.pofile import write_po
 from jinja2 import Environment
 
 from companion.cards import DEFAULT_FAMILIES
@@ -455,8 +455,8 @@ def pseudo_catalog(directory: Path) -> None:
     target = directory / "fr" / "LC_MESSAGES"
     target.mkdir(parents=True)
     buffer = io.BytesIO()
-    write_mo(buffer, catalog)
-    (target / "messages.mo").write_bytes(buffer.getvalue())
+    write_po(buffer, catalog)
+    (target / "messages.po").write_bytes(buffer.getvalue())
 
 
 def leftover(page, data) -> str:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from waitress import wasyncore
 
-from companion import cli, games, serve
+from companion import cli, games, network, serve, waitress_api
 from companion.loop import Loop
+from companion.network import Address
 from companion.record import parse_event
 from companion.web import create_app
 
@@ -22,100 +23,173 @@ FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
 
 
+ADDRESSES = [Address("192.168.1.5", "Wi-Fi"), Address("10.8.0.2", "VPN")]
+
+
 @pytest.fixture
 def started(monkeypatch, tmp_path):
-    """Run `templari-companion` with waitress replaced by a recorder: waitress's options,
-    with the keyword arguments create_app had under "create_app"."""
-    calls, apps = [], []
+    """Run `templari-companion` with waitress replaced by a recorder: waitress's options
+    (the listening sockets under "sockets"), with the keyword arguments create_app had
+    under "create_app" and the addresses listened on under "listened". This machine's
+    addresses are ADDRESSES (`addresses` changes them); the default port is a free one."""
+    calls, apps, listened = [], [], []
+    real_listener = serve.listener
 
     def recorded_create_app(data_dir, **kwargs):
         apps.append(kwargs)
         return create_app(data_dir, **kwargs)
+
+    def loopback_listener(host, port):
+        """Listens on the loopback whatever address was asked (none is this machine's):
+        127.0.0.1 as asked, 127.0.0.2 for any other."""
+        listened.append(host)
+        return real_listener(host if host == "127.0.0.1" else "127.0.0.2", port)
     monkeypatch.setattr(serve, "waitress_serve", lambda app, **options: calls.append(options))
-    monkeypatch.setattr(serve, "lan_address", lambda: "192.168.1.5")
+    monkeypatch.setattr(network, "phone_addresses", lambda version=4: list(start.addresses))
+    monkeypatch.setattr(network, "label_of", lambda ip: "Wi-Fi")
     monkeypatch.setattr(serve, "create_app", recorded_create_app)
+    monkeypatch.setattr(serve, "listener", loopback_listener)
+    monkeypatch.setattr(serve, "DEFAULT_PORT", free_port())
 
     def start(*args):
         assert cli.main([*args, "--data-dir", str(tmp_path / "data")]) == 0
-        return {**calls[-1], "create_app": apps[-1]}
+        for sock in calls[-1]["sockets"]:
+            assert sock.fileno() == -1  # closed once served
+        return {**calls[-1], "create_app": apps[-1], "listened": listened[-len(
+            calls[-1]["sockets"]):], "port": serve.DEFAULT_PORT}
+    start.addresses = ADDRESSES
     return start
 
 
-def test_default_start_listens_on_all_interfaces_port_5000_and_prints_a_qr_code(started, capsys):
+def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_address(
+        started, capsys):
     options = started()
-    out = capsys.readouterr().out
-    assert (options["host"], options["port"]) == ("0.0.0.0", 5000)
-    assert "On this device, open http://127.0.0.1:5000\n" in out
-    assert "Phones on the same network open http://192.168.1.5:5000" in out
+    port, out = options["port"], capsys.readouterr().out
+    assert options["listened"] == ["0.0.0.0"]
+    assert f"On this device, the host, open http://127.0.0.1:{port}\n" in out
+    assert f"Phones on the same network open http://192.168.1.5:{port} (or scan):" in out
     assert out.count(QR) > 50  # the QR code, drawn in the terminal
-    assert "To host from another device, open http://192.168.1.5:5000/host/" in out
-    assert options["create_app"] == {"lan_url": "http://192.168.1.5:5000", "names": []}
+    assert (f"Phones cannot open it? This machine's other addresses: http://10.8.0.2:{port} "
+            "(VPN). The host's table screen shows them in one tap.") in out
+    assert f"To host from another device, open http://192.168.1.5:{port}/host/" in out
+    assert options["create_app"] == {"addresses": [(f"http://192.168.1.5:{port}", "Wi-Fi"),
+                                                   (f"http://10.8.0.2:{port}", "VPN")],
+                                     "names": []}
 
 
-def test_host_port_and_data_dir_options(started, tmp_path):
-    options = started("--host", "127.0.0.1", "--port", "8123")
-    assert (options["host"], options["port"]) == ("127.0.0.1", 8123)
-    assert (tmp_path / "data" / "companion.sqlite3").exists()
+def test_the_default_port_is_free_on_stock_laptops():
+    """Not 5000 nor 7000 (AirPlay Receiver on macOS 12 and later), not a common dev port."""
+    assert network.DEFAULT_PORT not in (5000, 7000, 3000, 8000, 8080, 8888)
+    assert 1024 < network.DEFAULT_PORT < 32768  # neither privileged nor ephemeral
+
+
+def test_a_taken_default_port_moves_to_the_next_free_one_and_says_so(started, capsys,
+                                                                      monkeypatch):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        monkeypatch.setattr(serve, "DEFAULT_PORT", port)
+        started("--host", "127.0.0.1")
+    out = capsys.readouterr().out
+    assert f"Port {port} is taken by another program: serving on port {port + 1}." in out
+    assert f"On this device, the host, open http://127.0.0.1:{port + 1}\n" in out
+
+
+def test_a_taken_port_is_one_line_and_no_address_is_printed(tmp_path, capsys):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code = cli.main(["--host", "127.0.0.1", "--port", str(port),
+                         "--data-dir", str(tmp_path / "data")])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err == (f"error: port {port} is taken by another program (a server started "
+                   f"before?): stop it, or start with another port, e.g. --port {port + 1}\n")
+
+
+def test_every_default_port_taken_is_one_line(tmp_path, capsys, monkeypatch):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        monkeypatch.setattr(serve, "DEFAULT_PORT", port)
+        monkeypatch.setattr(serve, "PORTS_TRIED", 1)
+        code = cli.main(["--host", "127.0.0.1", "--data-dir", str(tmp_path / "data")])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and len(err.splitlines()) == 1
+    assert f"port {port} is taken by another program" in err
+
+
+def test_an_address_that_is_not_this_machines_is_one_line(tmp_path, capsys):
+    """198.51.100.7 (a documentation address) is on no interface: nothing is sent."""
+    code = cli.main(["--host", "198.51.100.7", "--port", "0",
+                     "--data-dir", str(tmp_path / "data")])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err == ("error: 198.51.100.7 is not an address of this machine: start without "
+                   "--host, or with one of its addresses (templari-companion --check lists "
+                   "them)\n")
 
 
 @pytest.mark.parametrize(("host", "local"), [
-    ("127.0.0.1", "http://127.0.0.1:8123"),
-    ("127.0.0.2", "http://127.0.0.2:8123"),
-    ("::1", "http://[::1]:8123"),
-    ("localhost", "http://localhost:8123"),
+    ("127.0.0.1", "http://127.0.0.1"),
+    ("127.0.0.2", "http://127.0.0.2"),
+    ("::1", "http://[::1]"),
+    ("localhost", "http://localhost"),
 ])
 def test_a_loopback_host_tells_phones_they_cannot_reach_it(started, capsys, host, local):
     """Listening on this device only: no address, QR code or host link for phones."""
-    options = started("--host", host, "--port", "8123", "--name", "mylaptop.local")
+    options = started("--host", host, "--name", "mylaptop.local")
     out = capsys.readouterr().out
-    assert f"On this device, open {local}\n" in out
+    assert f"On this device, the host, open {local}:{options['port']}\n" in out
     assert ("Phones cannot reach this server: it listens only on this device "
-            "(start with --host 0.0.0.0 to let them).") in out
+            "(start without --host to let them).") in out
     assert QR not in out and "192.168.1.5" not in out and "/host/" not in out
     assert "mylaptop.local" not in out
-    assert options["host"] == host and options["create_app"]["lan_url"] is None
+    assert options["listened"] == [host] and options["create_app"]["addresses"] == []
 
 
 @pytest.mark.parametrize(("host", "address"), [
-    ("192.168.1.7", "http://192.168.1.7:5000"),
-    ("fd00::7", "http://[fd00::7]:5000"),
-    ("mylaptop.local", "http://mylaptop.local:5000"),
+    ("192.168.1.7", "http://192.168.1.7"),
+    ("fd00::7", "http://[fd00::7]"),
+    ("mylaptop.local", "http://mylaptop.local"),
 ])
-def test_a_specific_address_is_the_one_to_open_on_this_device_and_on_phones(
+def test_a_specific_address_is_shown_to_phones_and_this_device_stays_the_host(
         started, capsys, host, address):
-    """The server does not listen on 127.0.0.1 then: this device opens the address too."""
+    """The server listens on that address and on the loopback: this device opens
+    http://127.0.0.1:PORT and is the host there."""
     options = started("--host", host)
-    out = capsys.readouterr().out
-    assert f"On this device, open {address}\n" in out
-    assert f"Phones on the same network open {address} (or scan):" in out
-    assert f"To host from another device, open {address}/host/" in out
-    assert out.count(QR) > 50 and "127.0.0.1" not in out and "192.168.1.5" not in out
-    assert options["host"] == host and options["create_app"]["lan_url"] == address
+    port, out = options["port"], capsys.readouterr().out
+    assert options["listened"] == [host, "127.0.0.1"]
+    assert f"On this device, the host, open http://127.0.0.1:{port}\n" in out
+    assert f"Phones on the same network open {address}:{port} (or scan):" in out
+    assert out.count(QR) > 50 and "192.168.1.5" not in out
+    assert [url for url, _ in options["create_app"]["addresses"]] == [f"{address}:{port}"]
 
 
-def test_all_ipv6_interfaces_are_opened_on_this_device_at_the_ipv6_loopback(started, capsys):
+def test_all_ipv6_interfaces_listen_on_the_ipv4_loopback_too(started, capsys):
+    started.addresses = [Address("fd00::5", "Wi-Fi")]
     options = started("--host", "::")
-    out = capsys.readouterr().out
-    assert "On this device, open http://[::1]:5000\n" in out
-    assert options["create_app"]["lan_url"] is None and QR not in out
+    port, out = options["port"], capsys.readouterr().out
+    assert options["listened"] == ["::", "127.0.0.1"]
+    assert f"On this device, the host, open http://127.0.0.1:{port}\n" in out
+    assert f"Phones on the same network open http://[fd00::5]:{port} (or scan):" in out
 
 
-def test_without_a_network_address_phones_are_told_they_cannot_reach_it_yet(
-        started, capsys, monkeypatch):
-    monkeypatch.setattr(serve, "lan_address", lambda: None)
+def test_without_a_network_address_phones_are_told_they_cannot_reach_it_yet(started, capsys):
+    started.addresses = []
     options = started()
     out = capsys.readouterr().out
-    assert "On this device, open http://127.0.0.1:5000\n" in out
-    assert "No local network address was found: phones cannot reach this server yet." in out
-    assert QR not in out and options["create_app"]["lan_url"] is None
+    assert "No network address was found: phones cannot reach this server yet" in out
+    assert QR not in out and options["create_app"]["addresses"] == []
 
 
-def test_host_names_phones_may_use_are_given_to_the_app_and_printed(started, capsys):
+def test_the_first_name_given_is_the_address_phones_are_shown(started, capsys):
     options = started("--name", "mylaptop.local", "--name", "table.lan")
-    out = capsys.readouterr().out
+    port, out = options["port"], capsys.readouterr().out
+    assert f"Phones on the same network open http://mylaptop.local:{port} (or scan):" in out
     assert options["create_app"]["names"] == ["mylaptop.local", "table.lan"]
-    assert "Phones may also open http://mylaptop.local:5000\n" in out
-    assert "Phones may also open http://table.lan:5000\n" in out
+    assert [url for url, _ in options["create_app"]["addresses"]] == [
+        f"http://mylaptop.local:{port}", f"http://table.lan:{port}",
+        f"http://192.168.1.5:{port}", f"http://10.8.0.2:{port}"]
+    assert (f"other addresses: http://table.lan:{port}, http://192.168.1.5:{port} (Wi-Fi), "
+            f"http://10.8.0.2:{port} (VPN).") in out
 
 
 def test_waitress_holds_many_connections_closes_idle_ones_and_bounds_uploads(started):
@@ -165,7 +239,7 @@ def _served(app):
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     try:
-        yield server.effective_port
+        yield server.effective_port, server
     finally:
         stop.set()
         thread.join()
@@ -178,7 +252,7 @@ def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
     server keeps it, so a phone's poll each second does not open a new one each time."""
     app = create_app(tmp_path / "data")
     poll = _new_game(app)
-    with _served(app) as port:
+    with _served(app) as (port, _):
         client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answers = []
         for headers in ({}, {}, {"Connection": "close"}):
@@ -205,7 +279,7 @@ def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tm
 
     app.add_url_rule("/slow", "slow", slow)
     poll = _new_game(app)
-    with _served(app) as port:
+    with _served(app) as (port, _):
         busy = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(threads)]
         for connection in busy:
             connection.request("GET", "/slow")
@@ -231,7 +305,7 @@ def test_a_form_waiting_to_continue_behind_a_quiet_poll_is_told_to(tmp_path):
     the form (HTTP/1.1's 100 Continue), as it would from waitress alone."""
     app = create_app(tmp_path / "data")
     poll = _new_game(app)
-    with _served(app) as port:
+    with _served(app) as (port, _):
         connection = socket.create_connection(("127.0.0.1", port), timeout=10)
         host = f"Host: 127.0.0.1:{port}\r\n"
         connection.sendall((f"GET {poll.split('/live')[0]} HTTP/1.1\r\n{host}\r\n"
@@ -318,3 +392,29 @@ def get_when_up(port: int, path: str, tries: int = 600) -> http.client.HTTPRespo
 def children(pid: int) -> int:
     """How many child processes `pid` has."""
     return len(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+
+
+# --- what the server uses of waitress beyond its documented API -------------------
+
+def test_this_waitress_has_every_name_the_server_uses():
+    """A new waitress that drops one fails here, naming it (waitress_api.USED)."""
+    assert waitress_api.missing() == []
+
+
+def test_a_waitress_without_a_name_used_is_told_in_one_line_and_still_serves(
+        tmp_path, monkeypatch, capsys):
+    """The server then runs waitress as documented: its own loop, its own connections.
+    (A later waitress is played by asking this one for a name it lacks.)"""
+    from waitress.channel import HTTPChannel
+    used = waitress_api.USED["waitress.channel"]["HTTPChannel"]
+    monkeypatch.setitem(waitress_api.USED["waitress.channel"], "HTTPChannel",
+                        (*used, "outbound_bytes"))
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    with _served(app) as (port, server):
+        assert not isinstance(server.asyncore, Loop)
+        assert server.channel_class is HTTPChannel
+        assert get(port, "/").status == 200 and get(port, poll).status == 204
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "waitress.channel.HTTPChannel.outbound_bytes" in lines[0]
+    assert "serving with waitress's own loop" in lines[0]

@@ -318,7 +318,7 @@ def htmx_url(client) -> str:
 
 
 def qr_code(app, client, token):
-    app.config["LAN_URL"] = "http://192.168.1.2:5000"  # the address phones reach the server at
+    app.config["PHONE_URLS"] = (("http://192.168.1.2:5000", "Wi-Fi"),)  # phones reach it there
     return client.get(f"/g/{token}/qr.svg")
 
 

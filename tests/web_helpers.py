@@ -65,9 +65,10 @@ class CheckedClient(FlaskClient):
         return response
 
 
-def make_app(data_dir, lan_url=None):
-    """create_app with the checked client and a list of the exceptions it raised."""
-    app = create_app(data_dir, lan_url=lan_url)
+def make_app(data_dir, lan_url=None, others=()):
+    """create_app with the checked client and a list of the exceptions it raised; phones
+    are shown `lan_url`, if given, and the host is offered `others` ((url, label) each)."""
+    app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others])
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     got_request_exception.connect(

@@ -1,7 +1,6 @@
 """The table app: a thin Flask shell around the rules core and the store."""
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from flask import Flask, Response, g, render_template, request
 from flask.globals import request_ctx
@@ -13,26 +12,27 @@ from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import StorageFault, Store
-from . import (compress, display, drawn, host, i18n, player, rendered, roles, rulebook,
-               security, settings, table)
+from . import (compress, display, drawn, host, i18n, phones, player, rendered, roles,
+               rulebook, security, settings, table)
 from .assets import assets
 from .polls import QuietPolls
 from .sessions import LazySessions
 
-ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1]  # companion/
 # The rules' numbers the templates show or enforce (R1, R2).
 LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
               max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
-def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
+def create_app(data_dir, addresses=(), names=()) -> Flask:
     """An app serving the games stored in `data_dir`.
 
-    `lan_url` is the address phones use to reach this server (for the QR code);
+    `addresses` are the addresses phones may use to reach this server, best first, each with
+    what it is: (url, label) (the first is in the QR code until the host picks another);
     `names` are host names phones may use besides this machine's addresses (--name).
     """
-    app = Flask(__name__, template_folder=str(ROOT / "templates"),
-                static_folder=str(ROOT / "static"))
+    app = Flask(__name__, template_folder=str(resources("templates")),
+                static_folder=str(resources("static")))
     store = Store(data_dir)
     app.config.update(
         SECRET_KEY=store.secret("session_key"),
@@ -44,10 +44,10 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
         STORE=store,
         GAMES=GameCache(store),
         HOST_KEY=store.secret("host_key"),
-        LAN_URL=lan_url,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
-                             [*names, urlsplit(lan_url).hostname if lan_url else ""] if name),
+                             [*names, *phones.host_names(addresses)] if name),
     )
+    phones.init(app, addresses)
     app.session_interface = LazySessions()
     app.context_processor(_page_context)
     roles.init(app)
@@ -58,11 +58,19 @@ def create_app(data_dir, lan_url: str | None = None, names=()) -> Flask:
     drawn.init(app)
     rendered.init(app)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
-                      settings.blueprint, display.blueprint):
+                      settings.blueprint, display.blueprint, phones.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
     app.wsgi_app = QuietPolls(app)
     return app
+
+
+def resources(name: str) -> Path:
+    """The folder of the templates or the static files ("templates", "static"): in the
+    package when it was installed (from a wheel, or `pip install .`), else at the top of
+    the source tree, where the repository keeps them (an editable install, the tests)."""
+    installed = PACKAGE / name
+    return installed if installed.is_dir() else PACKAGE.parent / name
 
 
 def _page_context() -> dict:

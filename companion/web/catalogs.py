@@ -1,18 +1,17 @@
 """The message catalogs: extracting the texts, updating the .po files, compiling them.
 
-The `.po` files under companion/translations/ are the source; the `.mo` files
-next to them are build output, compiled when the app is created if they are
-missing or older than their `.po`. `python -m companion.web.catalogs` extracts
-every text from the code and the templates (babel.cfg says where) and brings the
-`.po` files up to date with it; the same as `pybabel extract -F babel.cfg
--k Refusal:2 -o messages.pot . && pybabel update -i messages.pot -d
-companion/translations --no-fuzzy-matching --ignore-obsolete
---ignore-pot-creation-date`.
+The `.po` files under companion/translations/ are the source, installed with the
+package; the app compiles them in memory when it is created (`compiled`) and writes
+no file: an installed package stays as it was installed. From a checkout,
+`python -m companion.web.catalogs` extracts every text from the code and the
+templates (babel.cfg says where) and brings the `.po` files up to date with it; the
+same as `pybabel extract -F babel.cfg -k Refusal:2 -o messages.pot . && pybabel
+update -i messages.pot -d companion/translations --no-fuzzy-matching
+--ignore-obsolete --ignore-pot-creation-date`.
 """
 import io
-import os
 import sys
-import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -20,9 +19,10 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
+from babel.support import Translations
 
-ROOT = Path(__file__).resolve().parents[2]
-TRANSLATIONS = ROOT / "companion" / "translations"
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, for extracting the texts
+TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"  # in the package
 MAPPING = ROOT / "babel.cfg"
 DOMAIN = "messages"
 # The rules core's texts are English templates: the second argument of a Refusal,
@@ -71,18 +71,20 @@ def _translated(message) -> bool:
     return all(message.string) if isinstance(message.string, tuple) else bool(message.string)
 
 
-def compile_stale() -> None:
-    """Compile each .po whose .mo is missing or older; written whole or not at all."""
-    for path in po_files():
-        target = path.with_suffix(".mo")
-        if target.exists() and target.stat().st_mtime >= path.stat().st_mtime:
-            continue
-        buffer = io.BytesIO()
-        write_mo(buffer, read_catalog(path), use_fuzzy=False)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".mo.tmp")
-        with os.fdopen(handle, "wb") as output:
-            output.write(buffer.getvalue())
-        os.replace(temporary, target)
+def compiled() -> dict[str, Translations]:
+    """Each language's translations, by its code ('fr'), compiled from its .po."""
+    return {path.parents[1].name: _compile(path, path.stat().st_mtime_ns)
+            for path in po_files()}
+
+
+@lru_cache(maxsize=8)
+def _compile(path: Path, modified: int) -> Translations:
+    """The .po at `path` as translations, compiled in memory once per version of the
+    file: reading it takes some 20 ms, and the tests create hundreds of apps."""
+    buffer = io.BytesIO()
+    write_mo(buffer, read_catalog(path), use_fuzzy=False)
+    buffer.seek(0)
+    return Translations(buffer, domain=DOMAIN)
 
 
 if __name__ == "__main__":

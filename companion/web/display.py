@@ -3,7 +3,8 @@ in the middle of the table, in type readable from across the room; no forms."""
 from flask import Blueprint
 
 from . import views
-from .pages import game_or_404, join_url, live_or_204
+from .pages import game_or_404, live_or_204
+from .phones import joining
 from .rendered import screen
 
 blueprint = Blueprint("display", __name__)
@@ -21,5 +22,5 @@ def live(token):
 
 def _context(game) -> dict:
     return dict(**views.status(game), players=views.players(game), body_class="tv",
-                auction=views.auction_view(game), join_url=join_url(game),
+                auction=views.auction_view(game), **joining(game),
                 to_come=views.ToCome(game))

@@ -14,6 +14,7 @@ from ..setup import check_families, check_players, clean_family
 from .forms import whole
 from .i18n import english_families
 from .pages import store
+from .phones import phone_url
 from .paging import Paged, page_count, within
 from .roles import is_host, make_host
 from .throttle import Throttle
@@ -157,7 +158,7 @@ def _home(form=None, error=None):
     count = store().game_count()
     return render_template("home.html", listed=_listed(count), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
-                           grants=store().grants(), lan_url=current_app.config["LAN_URL"],
+                           grants=store().grants(), lan_url=phone_url(),
                            first_game=not count, host_key=store().secret("host_key"))
 
 

@@ -11,9 +11,10 @@ from datetime import datetime
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+from babel.support import NullTranslations
 from flask import Blueprint, abort, current_app, g, redirect, request
 from flask.globals import request_ctx
-from flask_babel import Babel, format_datetime, get_translations, gettext
+from flask_babel import Babel, Domain, format_datetime, gettext
 from jinja2 import pass_context
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
@@ -28,20 +29,19 @@ DEFAULT = "en"
 COOKIE = "lang"
 ONE_YEAR = 365 * 24 * 3600
 CATALOGS = "templari.catalogs"  # the app's translations by language (app.extensions)
+ENGLISH = NullTranslations()  # the texts are written in English
 
 blueprint = Blueprint("i18n", __name__)
 
 
 def init(app) -> None:
-    """Flask-Babel with this app's catalogs (compiled first if needed), the switch and the
+    """Flask-Babel with this app's catalogs (compiled in memory), the switch and the
     template helpers (the text filters `say` and `words` are rulebook's: they link rules)."""
     from . import catalogs  # here: `python -m companion.web.catalogs` must not import it twice
 
-    catalogs.compile_stale()
-    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(catalogs.TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
-    Babel(app, locale_selector=current_language)
-    app.extensions[CATALOGS] = {}
+    _Babel(app, locale_selector=current_language)
+    app.extensions[CATALOGS] = catalogs.compiled()
     app.jinja_env.policies["ext.i18n.trimmed"] = True
     app.jinja_env.globals.update(gettext=_template_gettext, _=_template_gettext,
                                  ngettext=_template_ngettext)
@@ -65,17 +65,26 @@ def current_language() -> str:
 
 
 def catalog():
-    """The translations of the request's language, looked up once per request and
-    loaded once per language (Flask-Babel would parse the locale at each request)."""
+    """The translations of the request's language, looked up once per request."""
     try:
         return g.catalog
     except AttributeError:
-        loaded = current_app.extensions[CATALOGS]
-        code = current_language()
-        if code not in loaded:
-            loaded[code] = get_translations()
-        g.catalog = loaded[code]
+        g.catalog = current_app.extensions[CATALOGS].get(current_language(), ENGLISH)
         return g.catalog
+
+
+class _AppCatalogs(Domain):
+    """Where Flask-Babel's gettext finds the texts: in the app's catalogs (`catalog`),
+    not in .mo files."""
+
+    def get_translations(self):
+        return catalog()
+
+
+class _Babel(Babel):
+    """Flask-Babel answering from the catalogs the app compiled when it was created."""
+
+    domain_instance = _AppCatalogs()
 
 
 def language() -> str:

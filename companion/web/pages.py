@@ -1,5 +1,5 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
-from flask import abort, current_app, g, request, url_for
+from flask import abort, current_app, g, request
 
 from .. import games
 
@@ -24,12 +24,6 @@ def changed(game: games.Game) -> games.Game:
     current_app.config["GAMES"].keep(game)
     g.setdefault("games", {})[game.token] = game
     return game
-
-
-def join_url(game: games.Game) -> str | None:
-    """The address phones open to join, if phones can reach this server at all."""
-    lan = current_app.config["LAN_URL"]
-    return lan and lan + url_for("player.join", token=game.token)
 
 
 # Where the poll middleware (polls.QuietPolls) leaves the stamp it read, so that a poll it

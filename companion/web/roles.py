@@ -37,6 +37,7 @@ ROUTES = {
     "display.display": ANYONE, "display.live": ANYONE, "rules.rules": ANYONE,
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
     "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
+    "phones.show": HOST,
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,

@@ -20,7 +20,8 @@ from .chart import chart_key, coins_chart
 from .history import journal, rounds
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
 from .changes import change, device_labels, race_outcome, version_sent
-from .pages import changed, game_or_404, join_url, live_or_204, store
+from .pages import changed, game_or_404, live_or_204, store
+from .phones import join_url, joining
 from .rendered import screen
 from .roles import access, check_event, device, seat_of
 
@@ -243,7 +244,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     if stalled and not values:  # the overbid to record is the high bidder's (R5)
         values = {"player": str(state.auction.leader)}
     auction, held = views.auction_view(game), views.held_cards(game, state)
-    return dict(**views.status(game), **access(game), join_url=join_url(game),
+    return dict(**views.status(game), **access(game), **joining(game),
                 players=views.players(game),
                 grid=None if state.lot else views.reveal_grid(game, state), held=held,
                 to_come=views.ToCome(game),

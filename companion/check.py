@@ -1,0 +1,110 @@
+"""`templari-companion --check`: before the first phone tries, in words: the addresses
+phones may use and the one the QR code carries, whether the port is free, the data
+directory's state, and whether this machine reaches itself through each address.
+
+Nothing is changed: the data directory is only read (never made), and the port is only
+listened on for the moment of the check when it is free.
+"""
+import os
+import socket
+import sqlite3
+from contextlib import closing, suppress
+from pathlib import Path
+
+from .network import DEFAULT_PORT
+from .serve import CannotListen, bind, is_loopback, listen_on, offers
+from .store import DATABASE
+
+REACH_TIMEOUT = 2.0  # seconds to wait for this machine's own answer through an address
+
+
+def report(host: str, port: int | None, data_dir: str, names=()) -> str:
+    """The check's words, a line each."""
+    port = DEFAULT_PORT if port is None else port
+    lines = [f"Templari Companion check, port {port}:"]
+    try:
+        sockets = bind(listen_on(host), port)
+    except CannotListen as why:
+        sockets, listening = [], False
+        lines.append(f"- Port: {why}.")
+    else:
+        listening = True
+        lines.append(f"- Port {port} is free.")
+    try:
+        offered = offers(host, port, names)
+        lines += _addresses(offered, is_loopback(host))
+        lines.append(_data(Path(data_dir)))
+        lines += _reached(offered, listening)
+    finally:
+        for sock in sockets:
+            sock.close()
+    return "\n".join(lines)
+
+
+def _addresses(offered, loopback: bool) -> list[str]:
+    if loopback:
+        return ["- Phones cannot reach this server: it listens only on this device (start "
+                "without --host to let them)."]
+    if not offered:
+        return ["- Phones cannot reach this server: no network address was found (join a "
+                "Wi-Fi network or share this device's hotspot)."]
+    lines = [f"- The QR code carries {offered[0][0]}{_what(offered[0][1])}."]
+    if len(offered) > 1:
+        lines.append("- The host's table screen offers the others in one tap: "
+                     + ", ".join(url + _what(label) for url, label in offered[1:]) + ".")
+    return lines
+
+
+def _what(label: str) -> str:
+    return f" ({label})" if label else ""
+
+
+def _data(directory: Path) -> str:
+    """The data directory's state, read without changing it."""
+    database = directory / DATABASE
+    where = directory.resolve()
+    if not directory.exists():
+        return f"- Games will be kept in {where} (made at the first start)."
+    if not directory.is_dir():
+        return f"- {where} is a file, not a directory: start with another --data-dir."
+    if not os.access(directory, os.W_OK):
+        return f"- {where} cannot be written: start with another --data-dir."
+    if not database.exists():
+        return f"- Games will be kept in {where} (no game yet)."
+    try:
+        with closing(sqlite3.connect(database.resolve().as_uri() + "?mode=ro", uri=True,
+                                     timeout=1)) as db:
+            count = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error as error:
+        return f"- {database.resolve()} cannot be read ({error}): the server will say more."
+    return f"- Games are kept in {where}: {count} game{'s' if count != 1 else ''}."
+
+
+def _reached(offered, listening: bool) -> list[str]:
+    """Whether this machine reaches itself through each address phones may use (a
+    firewall of this machine may block it; another device may still be blocked when this
+    one is not, by the Wi-Fi keeping devices apart)."""
+    if not offered:
+        return []
+    lines = []
+    for url, _ in offered:
+        address = url.split("//", 1)[1].rsplit(":", 1)
+        reached = _connects(address[0].strip("[]"), int(address[1]))
+        lines.append(f"- This machine {'reaches' if reached else 'does not reach'} itself "
+                     f"at {url}" + ("." if reached else
+                                    ": a firewall may block it (allow Python on private "
+                                    "networks)."))
+    if not listening:
+        lines.append("  (The port is taken: this tells whether what listens there answers.)")
+    lines.append("- A phone may still fail where this machine succeeds: a guest or café "
+                 "Wi-Fi may keep devices apart (then use a phone's hotspot).")
+    return lines
+
+
+def _connects(host: str, port: int) -> bool:
+    """Whether a TCP connection to `host`:`port` is accepted in time."""
+    with suppress(OSError):
+        with socket.create_connection((host, port), timeout=REACH_TIMEOUT):
+            return True
+    return False
+

@@ -1,0 +1,87 @@
+"""Every host a table has: the real server started in a Python with what Windows' or macOS'
+Python lacks removed (tests/platforms.py), and a whole game played through it over HTTP.
+
+Windows' Python has no epoll nor poll(), no resource, fcntl or fork; macOS's no epoll:
+the server then runs waitress's own loop (select() or poll()), never the epoll loop, and
+every page, poll and action answers as on Linux.
+"""
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.real_http import RealClient, started, stop
+from tests.web_helpers import FIRST_SALE, GAME, new_game, play, text
+
+PLATFORMS = Path(__file__).with_name("platforms.py")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def event_polls(pid: int) -> int:
+    """How many epoll instances process `pid` holds (Linux shows each as an open file)."""
+    links = [os.readlink(entry) for entry in Path(f"/proc/{pid}/fd").iterdir()
+             if entry.is_symlink()]
+    return sum(link == "anon_inode:[eventpoll]" for link in links)
+
+
+@pytest.fixture(params=["windows", "macos"])
+def platform_server(request, tmp_path):
+    """The server as `templari-companion --host 127.0.0.1 --port 0` starts it on that
+    platform, with a fresh data directory; (process, address to open on this device)."""
+    process, local, _ = started([sys.executable, str(PLATFORMS), request.param,
+                                 "--host", "127.0.0.1", "--port", "0",
+                                 "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
+    yield process, local
+    out = stop(process)
+    assert "Traceback" not in out, out
+
+
+def live_stamp(page) -> str:
+    """The stamp the table page's live part polls with (`v=`)."""
+    return re.search(r'hx-get="[^"]*/live\?v=(\d+)"', html.unescape(page.text)).group(1)
+
+
+def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
+        platform_server):
+    process, local = platform_server
+    host = RealClient(local)
+    assert "New game" in text(host.get("/"))  # the host's page
+    token = new_game(host)
+    table = host.get(f"/g/{token}")
+    assert table.status_code == 200
+    seen = live_stamp(table)
+    assert host.get(f"/g/{token}/live?v={seen}").status_code == 204  # nothing new
+    play(host, token, GAME[:2])  # a reveal and a sale (R8)
+    assert host.get(f"/g/{token}/live?v={seen}").status_code == 200  # news: the sale
+    assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
+    play(host, token, GAME[2:])
+    assert "Final score" in text(host.get(f"/g/{token}/score"))
+    assert event_polls(process.pid) == 0  # waitress's own loop: select() or poll()
+
+
+def test_on_linux_the_server_runs_its_own_epoll_loop(tmp_path):
+    """The same start, unchanged: the epoll loop (companion/loop.py) serves."""
+    process, local, _ = started([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
+                              "--port", "0", "--data-dir", str(tmp_path / "data")],
+                             cwd=ROOT)
+    try:
+        assert RealClient(local).get("/").status_code == 200
+        assert event_polls(process.pid) == 1
+    finally:
+        stop(process)
+
+
+@pytest.mark.parametrize("platform", ["windows", "macos"])
+def test_every_module_imports_without_what_the_platform_lacks(platform):
+    """Nothing platform-only at import time: every module of the package imports."""
+    code = ("import sys; sys.path.insert(0, 'tests'); import platforms; "
+            f"platforms.become({platform!r}); import importlib, pkgutil, companion; "
+            "[importlib.import_module(m.name) for m in "
+            "pkgutil.walk_packages(companion.__path__, 'companion.')]; print('ok')")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert result.stdout.strip() == "ok", result.stderr
