@@ -89,9 +89,11 @@ SET_UP_WITHIN = 1800.0  # seconds: every table set up, or the run fails
 SETTING_UP = 10  # tables set up at once by each client process
 STARTS_AFTER = 1.0  # seconds between the end of the set-up and the first request
 MB = 2**20
-# Where the phones' address is taken from: RFC 2544's block for network tests, its upper
-# half (the browser tests' namespaces take /30s of the whole block), by process id.
+# Where the phones' addresses are taken from: RFC 2544's block for network tests, its upper
+# half (the browser tests' namespaces take /30s of the whole block), a /19 by process id:
+# room for 8,000 phones.
 PHONE_ADDRESSES = ip_network("198.19.0.0/16")
+PHONE_PREFIX = 19
 # The tag that opens an action form of the table page (class "action action-KIND").
 ACTION_FORM = r'<form\b[^>]*\bclass="[^"]*\baction-{kind}\b[^"]*"[^>]*>'
 HIDDEN = re.compile(r'<input type="hidden"[^>]*>')  # as the forms' macro writes them
@@ -154,14 +156,15 @@ def action_form(page: str, kind: str) -> Form:
 class Table:
     """A table playing the events of a record on its screen, with its phones."""
 
-    def __init__(self, port: int, record: dict, phones: int, rng: random.Random, source: str):
+    def __init__(self, port: int, record: dict, phones: int, rng: random.Random,
+                 sources: list[str]):
         self.record, self.setup = record, load_setup(record)
         self.events = [parse_event(raw) for raw in record["events"]]
         self.rng, self.next, self.import_form = rng, 0, None
         self.screen = Viewer(Device(port), table_page)  # the host's: from the loopback
         seats = len(self.setup.players)  # one phone on each, the others watch the table
-        self.phones = [Viewer(Device(port, source), partial(take_seat, seat=n) if n < seats
-                              else table_page) for n in range(phones)]
+        self.phones = [Viewer(Device(port, sources[n]), partial(take_seat, seat=n)
+                              if n < seats else table_page) for n in range(phones)]
 
     async def set_up(self) -> None:
         """A game at a random stage of the record, with every phone on it."""
@@ -362,7 +365,8 @@ def table_record(number: int, played: list[dict]) -> dict:
 async def _play(pipe, port: int, numbers: list[int], args) -> Results:
     played = records()
     tables = [Table(port, table_record(number, played), args.phones, random.Random(number),
-                    args.phone_address) for number in numbers]
+                    phone_sources(args.phone_network, number, args.phones))
+              for number in numbers]
     began, setting_up = time.monotonic(), asyncio.Semaphore(SETTING_UP)
 
     async def set_up(table: Table) -> None:
@@ -467,7 +471,7 @@ def run(args) -> Report:
     processes are stopped at the end, whatever happens."""
     groups = [list(range(args.tables))[number::args.clients] for number in range(args.clients)]
     load = serving.load_average()
-    with tempfile.TemporaryDirectory() as data_dir, phone_address() as args.phone_address, \
+    with tempfile.TemporaryDirectory() as data_dir, phone_network() as args.phone_network, \
             serving.started("companion", data_dir, "--processes", str(args.processes)) as server:
         pipes, processes = [], []
         try:
@@ -504,21 +508,30 @@ def run(args) -> Report:
 
 
 @contextmanager
-def phone_address():
-    """An address of 198.18.0.0/15 (set aside for network tests, RFC 2544) put on this
-    machine's loopback interface for as long as the café runs: the phones connect from it
-    to 127.0.0.1, so the server takes them for phones, not for its own device (the host),
-    and their traffic never leaves the loopback. Needs the right to change addresses."""
-    address = str(PHONE_ADDRESSES[os.getpid() % PHONE_ADDRESSES.num_addresses])
-    added = subprocess.run(["ip", "addr", "add", f"{address}/32", "dev", "lo"],
+def phone_network():
+    """A network of 198.18.0.0/15 (set aside for network tests, RFC 2544) put on this
+    machine's loopback interface for as long as the café runs (on the loopback, every
+    address of it is this machine's): each phone connects from an address of its own to
+    127.0.0.1, as on a table's Wi-Fi, so the server takes them for phones, not for its own
+    device (the host), and limits each as the one device it is; their traffic never leaves
+    the loopback. Needs the right to change addresses."""
+    blocks = PHONE_ADDRESSES.subnets(new_prefix=PHONE_PREFIX)
+    network = list(blocks)[os.getpid() % 2 ** (PHONE_PREFIX - PHONE_ADDRESSES.prefixlen)]
+    first = f"{network[1]}/{PHONE_PREFIX}"
+    added = subprocess.run(["ip", "addr", "add", first, "dev", "lo"],
                            capture_output=True, text=True)
     if added.returncode:
-        sys.exit(f"cannot give the phones an address of their own ({added.stderr.strip()}): "
+        sys.exit(f"cannot give the phones addresses of their own ({added.stderr.strip()}): "
                  "run as root, with iproute2")
     try:
-        yield address
+        yield network
     finally:
-        subprocess.run(["ip", "addr", "del", f"{address}/32", "dev", "lo"], capture_output=True)
+        subprocess.run(["ip", "addr", "del", first, "dev", "lo"], capture_output=True)
+
+
+def phone_sources(network, table: int, phones: int) -> list[str]:
+    """The addresses of table `table`'s phones: one each."""
+    return [str(network[2 + table * phones + number]) for number in range(phones)]
 
 
 def _spread(latencies: list[float]) -> str:

@@ -57,12 +57,12 @@ def stale(url: str) -> str:
 
 
 class Device:
-    """A browser: one kept-alive connection to the server (opened when first needed, and
-    again if the server closed it while idle, from the address `source` if given: a
-    phone's, not the host's loopback), and the cookies the server set."""
+    """A browser: one kept-alive connection to the server at `host` (opened when first
+    needed, and again if the server closed it while idle, from the address `source` if
+    given: a phone's, not the host's loopback), and the cookies the server set."""
 
-    def __init__(self, port: int, source: str | None = None):
-        self.port, self.source, self.cookies = port, source, {}
+    def __init__(self, port: int, source: str | None = None, host: str = HOST):
+        self.port, self.source, self.host, self.cookies = port, source, host, {}
         self.reader = self.writer = None
         self.sent, self.reopened = 0, 0
 
@@ -77,7 +77,7 @@ class Device:
         """The answer (its body decompressed and decoded), or Failed. `fields` are sent as
         a form (with `files`, {name: (filename, bytes)}, as a multipart form)."""
         body, content_type = _encoded(fields, files or {}) if fields is not None else (b"", None)
-        head = {"Host": f"{HOST}:{self.port}", **BROWSER, **(headers or {})}
+        head = {"Host": f"{self.host}:{self.port}", **BROWSER, **(headers or {})}
         if self.cookies:
             head["Cookie"] = self.cookie
         if content_type:
@@ -114,7 +114,7 @@ class Device:
             return True
         self.close()
         self.reader, self.writer = await asyncio.open_connection(
-            HOST, self.port, local_addr=(self.source, 0) if self.source else None)
+            self.host, self.port, local_addr=(self.source, 0) if self.source else None)
         return False
 
     async def _send(self, message: bytes) -> Answer:

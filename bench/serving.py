@@ -3,6 +3,7 @@ table's waitress configuration (companion.serve):
 
     python bench/serving.py bare
     python bench/serving.py companion DATA_DIR [--game RECORD] [--processes N]
+                                               [--listen ADDRESS]...
 
 `bare` is a Flask app whose only route (/) answers an empty 204: the floor any request
 stands on. `companion` is the table's app on DATA_DIR, with the game of RECORD imported
@@ -108,6 +109,8 @@ def main(argv=None) -> None:
     parser.add_argument("data_dir", nargs="?")
     parser.add_argument("--game", type=Path, metavar="RECORD")
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--listen", action="append", default=[], metavar="ADDRESS",
+                        help="an address to listen on besides 127.0.0.1 (the same port)")
     args = parser.parse_args(argv)
     if args.kind == "companion" and not args.data_dir:
         parser.error("the companion server needs a DATA_DIR")
@@ -117,15 +120,14 @@ def main(argv=None) -> None:
         app, token = companion_app(args.data_dir, args.game)
     # waitress warns of each request that waits for a thread: what a load test is for
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    listening = bind([HOST, *args.listen], 0)
+    print(listening[0].getsockname()[1], *([token] if token else []), flush=True)
     if args.processes > 1:
-        listening = bind([HOST], 0)
-        print(listening[0].getsockname()[1], *([token] if token else []), flush=True)
         threading.Thread(target=_end_with_stdin, daemon=True).start()
         app.config["STORE"].close()  # each process opens its own connections
         serve_processes(lambda: create_app(args.data_dir), listening, args.processes)
         return
-    server = create_server(app, host=HOST, port=0, **waitress_options(app))
-    print(server.effective_port, *([token] if token else []), flush=True)
+    server = create_server(app, sockets=listening, **waitress_options(app))
     threading.Thread(target=_end_with_stdin, daemon=True).start()
     server.run()
 

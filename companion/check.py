@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .network import DEFAULT_PORT
 from .serve import CannotListen, bind, is_loopback, listen_on, offers
-from .store import DATABASE
+from .store import DATABASE, StorageFault, check_files
 
 REACH_TIMEOUT = 2.0  # seconds to wait for this machine's own answer through an address
 
@@ -71,6 +71,10 @@ def _data(directory: Path) -> str:
         return f"- {where} cannot be written: start with another --data-dir."
     if not database.exists():
         return f"- Games will be kept in {where} (no game yet)."
+    try:
+        check_files(database)
+    except StorageFault as fault:
+        return f"- The server will not start: {fault}."
     try:
         with closing(sqlite3.connect(database.resolve().as_uri() + "?mode=ro", uri=True,
                                      timeout=1)) as db:

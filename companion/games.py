@@ -1,20 +1,22 @@
 """A stored game seen through the rules core, and the one way to change it.
 
 Every change is checked by folding the new part of the log through the core
-before it is written, so a refused action, undo or correction changes nothing.
+before it is written (from a state the game keeps near it, and only until it meets the
+old log again: see checkpoints), so a refused action, undo or correction changes nothing.
 Every change is signed: `by` names the device that made it ("host", "grant:<id>"
 for a device the host granted, "seat:<n>" for a seated phone, "import").
 """
 import copy
 import time
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 
+from .checkpoints import Folding, Kept
 from .events import Bid, Free, Pass, Sold
 from .phrase import N_, Phrase
 from .record import dump_event, dump_record, fold_record, load_setup, parse_event
 from .refusal import Refusal
-from .state import (GameState, apply, apply_at, auction_result, check_auction_over, fold_all,
-                    next_actions)
+from .state import GameState, apply, auction_result, check_auction_over, new_game, next_actions
 from .store import Conflict, StoredGame, Store, Unreadable
 
 
@@ -46,10 +48,11 @@ class Options:
 
 
 class Game:
-    """A stored game: settings, the event log, and the state after its last event and
-    the one before it; every state along the log (`states`) is worked out when first
-    asked for (the history, a correction, the chart) and kept until the next change
-    (which starts from the last two), so that a game kept in memory stays small.
+    """A stored game: settings, the event log, the state after its last event, and the
+    states it keeps along the log (`kept`, see checkpoints), from which the state before
+    any event is folded in a few events (`state_at`: a correction, an undo); every state
+    along the log (`states`) is worked out when first asked for (the history, the chart)
+    and kept until the next change, so that a game kept in memory stays small.
     A Refusal if the log no longer replays."""
 
     def __init__(self, stored: StoredGame):
@@ -65,41 +68,39 @@ class Game:
         self.options = Options(**_readable(stored.options))
         self.setup = load_setup({**_readable(stored.header), "events": []})
         self.events = [_parsed(index, event) for index, event in enumerate(stored.events)]
-        self._ends(fold_all(self.setup, self.events))
+        folding = Folding(Kept.start(new_game(self.setup)), (), 0)
+        for event in self.events:
+            folding.step(event)
+        self._keep(folding.kept(self.events))
 
-    def _ends(self, states: list[GameState]) -> None:
-        """Keep the last two of `states` (the log's), and forget the others."""
-        self.state = states[-1]
-        self._before = states[-2] if len(states) > 1 else None
+    def _keep(self, kept: Kept) -> None:
+        """Keep these states along the log, and forget any others."""
+        self.kept, self.state = kept, kept.state
         self._states = None
 
     @property
     def states(self) -> list[GameState]:
         """Every state along the log: before the first event and after each one."""
         if self._states is None:
-            self._states = fold_all(self.setup, self.events)
+            self._states = self.kept.fold(self.events)
         return self._states
 
     def state_at(self, index: int) -> GameState:
         """The state before event `index` (after the last event for len(events))."""
-        if index == len(self.events):
-            return self.state
-        if index == len(self.events) - 1:
-            return self._before
-        return self.states[index]
+        if self._states is not None:
+            return self._states[index]
+        return self.kept.state_at(self.events, index)
 
-    def changed(self, version: int, stamp: int, keep: int, events, signatures, states,
-                moves, journal) -> "Game":
+    def changed(self, version: int, stamp: int, keep: int, events, signatures,
+                folding: Folding, moves, journal) -> "Game":
         """This game after a change it was checked for and that was stored: its first
-        `keep` events, then `events`; `states` holds the state before them and the state
-        after each (so nothing is folded again)."""
+        `keep` events, then `events`, folded by `folding` (so nothing is folded again)."""
         game = copy.copy(self)
         game.version, game.stamp, game.moves = version, stamp, moves
         game.events = self.events[:keep] + list(events)
         game.signatures = self.signatures[:keep] + list(signatures)
         game.journal = self.journal + ([] if journal is None else [journal])
-        before = [self.state_at(keep - 1)] if keep and len(states) < 2 else []
-        game._ends(before + list(states))
+        game._keep(folding.kept(game.events))
         return game
 
     @property
@@ -181,7 +182,7 @@ def create(store: Store, record: dict, options: Options) -> str:
     state = fold_record(record)
     if any(event["type"] in (Bid.kind, Pass.kind) for event in record["events"]):
         options = replace(options, live_auction=True)
-    result = _with_live_result(options, state)[0]
+    result = _live_result(options, state)
     header = {key: value for key, value in record.items() if key != "events"}
     now = time.time()
     events = record["events"] + [dump_event(event) for event in result]
@@ -292,48 +293,102 @@ def _check_index(game: Game, index: int) -> None:
 def _write(store: Store, game: Game, version: int, by: str, keep: int, change, skip: int = 0,
            kind: str | None = None) -> Game:
     """Keep the first `keep` events, put the events of `change` in place of the `skip`
-    after them, and check every later event again (a result live auction mode added is
-    worked out again from the bids). Refuse with the reason, or store the new log
-    (Conflict if the game moved on); a log never ends with a live auction that is over
-    but not settled: its result is added. New events are signed `by` now, the others
-    keep their signatures; an undo or a correction (`kind`) is kept in the journal.
-    Returns the game as stored now, folded from the state before the change."""
+    after them, and check every later event again (see `rewritten`). Refuse with the
+    reason, or store the new log (Conflict if the game moved on). New events are signed
+    `by` now, the others keep their signatures; an undo or a correction (`kind`) is kept
+    in the journal. Returns the game as stored now, folded from the state before the
+    change."""
     now = time.time()
-    states, events, signatures = [game.state_at(keep)], [], []
-    for event in change:
-        states.append(apply_at(states[-1], event, keep + len(events)))
-        events.append(event)
-        signatures.append((by, now))
-    for old in range(keep + skip, len(game.events)):
-        added = added_result(game, old)
-        event = auction_result(states[-1]) if added else game.events[old]
-        if event is None:  # the auction no longer ends here
-            continue
-        try:
-            states.append(apply_at(states[-1], event, keep + len(events)))
-        except Refusal as refusal:
-            raise Refusal("form", "this change would make action {number} illegal: {reason}",
-                          number=old + 1, reason=refusal) from None
-        events.append(event)
-        signatures.append((by, now) if added and event != game.events[old]
-                          else game.signatures[old])
-    result, state = _with_live_result(game.options, states[-1])
-    events += result
-    states += [state] * len(result)
-    signatures += [(by, now)] * len(result)
+    events, signatures, folding = rewritten(game, keep, change, skip, (by, now))
     _check_room(game, keep + len(events), kind)
-    moves = money_moves(game.state, state) if skip else None
+    moves = money_moves(game.state, folding.state) if skip else None
     journal = None if kind is None else (now, by, {
         "kind": kind, "index": keep, "moves": moves,
         "old": [dump_event(event) for event in game.events[keep:keep + skip]],
         "new": [dump_event(event) for event in change]})
+    tail = _unchanged_tail(game, keep, events, signatures)
+    written = len(events) - tail
     before, after = store.write_events(game.token, version, keep,
-                                       [(dump_event(event), *signature)
-                                        for event, signature in zip(events, signatures)],
-                                       moves, journal)
+                                       [(dump_event(event), *signature) for event, signature
+                                        in zip(events[:written], signatures[:written])],
+                                       moves, journal, tail)
     if before != game.stamp:  # a seat was taken or freed meanwhile: read it all again
         return load(store, game.token)
-    return game.changed(version + 1, after, keep, events, signatures, states, moves, journal)
+    return game.changed(version + 1, after, keep, events, signatures, folding, moves, journal)
+
+
+def _unchanged_tail(game: Game, keep: int, events: list, signatures: list) -> int:
+    """How many of the new log's last events are stored already as they are, in the same
+    places (a correction leaves the log as long: the events after it are mostly the same);
+    0 when the log grows or shrinks."""
+    if keep + len(events) != len(game.events):
+        return 0
+    tail = 0
+    while (tail < len(events) and events[-1 - tail] == game.events[-1 - tail]
+           and signatures[-1 - tail] == game.signatures[-1 - tail]):
+        tail += 1
+    return tail
+
+
+def rewritten(game: Game, keep: int, change, skip: int, signature: tuple):
+    """The log from event `keep` on, with the events of `change` in place of the `skip`
+    there, every later event checked again (a Refusal names the first it would make
+    illegal): its events, their signatures (`signature` for the new ones) and the fold
+    that checked them. A result live auction mode added is worked out again from the
+    bids, and a log never ends with a live auction that is over but not settled: its
+    result is added.
+
+    Once the fold reaches a state the old log kept, at the same point of the game, the
+    rest of the old log would fold on from it exactly as it did: it is taken as it is,
+    unchecked, so that a correction near the start of a long game costs only the events
+    up to where it stops making a difference."""
+    folding = Folding(game.kept, game.events, keep)
+    events, signatures = [], []
+    for event in change:
+        folding.step(event)
+        events.append(event)
+        signatures.append(signature)
+    first_join = cache(lambda: _first_join(game))  # worked out once, if ever needed
+    for old in range(keep + skip, len(game.events)):
+        event, recorded = _refolded(game, old, folding.state), game.events[old]
+        if event is None:  # the auction no longer ends here
+            continue
+        try:
+            folding.step(event)
+        except Refusal as refusal:
+            raise Refusal("form", "this change would make action {number} illegal: {reason}",
+                          number=old + 1, reason=refusal) from None
+        events.append(event)
+        signatures.append(game.signatures[old] if event is recorded or event == recorded
+                          else signature)
+        if folding.meets(old + 1) and old + 1 >= first_join():
+            events += game.events[old + 1:]
+            signatures += game.signatures[old + 1:]
+            folding.join(old + 1)
+            break
+    for event in _live_result(game.options, folding.state):
+        folding.step(event)
+        events.append(event)
+        signatures.append(signature)
+    return events, signatures, folding
+
+
+def _refolded(game: Game, index: int, state: GameState):
+    """What stands in place of event `index` when the log is folded again to `state`:
+    the event, or if live auction mode added it, the result the auction comes to now
+    (None if it no longer ends there)."""
+    return auction_result(state) if added_result(game, index) else game.events[index]
+
+
+def _first_join(game: Game) -> int:
+    """The first event from which a change may take the rest of the log as it is: past
+    the last result live auction mode added that a fold would now write otherwise (a
+    French sale at 0 imported with the bids, which make it a free lot)."""
+    if not game.options.live_auction:
+        return 0
+    return max((index + 1 for index, event in enumerate(game.events)
+                if isinstance(event, (Sold, Free))
+                and _refolded(game, index, game.state_at(index)) != event), default=0)
 
 
 def _check_room(game: Game, size: int, kind: str | None) -> None:
@@ -362,17 +417,18 @@ def money_moves(before: GameState, after: GameState) -> dict:
             "pot": after.pot - before.pot}
 
 
-def _with_live_result(options: Options, state: GameState) -> tuple[list, GameState]:
-    """In live auction mode, the sale or free lot the auction has come to, if it is over,
-    with the state after it; nothing if the rules refuse it (a winner who can no longer
-    pay is left to the table, R5)."""
+def _live_result(options: Options, state: GameState) -> list:
+    """In live auction mode, the sale or free lot the auction has come to, if it is over;
+    nothing if the rules refuse it (a winner who can no longer pay is left to the table,
+    R5)."""
     result = auction_result(state) if options.live_auction else None
     if result is not None:
         try:
-            return [result], apply(state, result)
+            apply(state, result)
+            return [result]
         except Refusal:
             pass
-    return [], state
+    return []
 
 
 def _check_version(game: Game, version: int) -> None:

@@ -6,10 +6,11 @@ submitting at once cannot both apply. Each event keeps who recorded it and when,
 and the journal keeps every undo and correction (companion data, not part of the
 game record); the server's host grants are kept here too.
 
-The database must be whole and writable when the server starts (StorageFault says
-why not, in one line); while it runs, a write the disk refuses (full, read-only)
-changes nothing and says so, reads go on, and a database file that has vanished or
-been replaced is never silently started again empty.
+The database must be whole and writable when the server starts, its file not empty
+and its write-ahead log without damage (StorageFault says why not, in one line); while
+it runs, a write the disk refuses (full, read-only, an I/O error) changes nothing and
+says so, reads go on, and a database file that has vanished or been replaced is never
+silently started again empty.
 """
 import json
 import os
@@ -23,6 +24,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import wal
 from .phrase import N_, Phrase
 
 _SCHEMA = """
@@ -85,22 +87,26 @@ _STAMP_TRIGGERS = tuple(
 _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
                             "summary TEXT", "summary_stamp INTEGER"),
                   "events": ("by TEXT", "at REAL")}
-# A game's short code, typed on a phone without a camera: no look-alikes (0/O, 1/I/L, 2/Z,
-# 5/S, 8/B), unique among the server's games.
+# A game's short code, typed on a phone without a camera: CODE_LENGTH letters and digits
+# without look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B), unique among the server's games, kept
+# and shown in two groups ("KXR-4TQM") that a person reads and types in seconds. 25^7
+# codes: tests/test_web_codes.py works out the odds of guessing one.
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
-CODE_LENGTH = 5
+CODE_LENGTH = 7
+CODE_GROUP = 3  # characters before the dash (a code is kept with its dash)
 DATABASE = "companion.sqlite3"
 BUSY_TIMEOUT = 30  # seconds a connection waits for another one's write
 START_TIMEOUT = 1  # at start, another program's lock is not waited out
 # Free bytes under which a write that failed with an I/O error is put down to a full disk.
 ROOM = 1024 * 1024
-# A failed write whose cause is the disk: full, read-only, or failing (which a system
-# answers by making it read-only).
+# A failed write whose cause is the disk: full, read-only, or failing (an I/O error).
 _DISK_ERRORS = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR,
                 sqlite3.SQLITE_CANTOPEN)
 DISK_FULL = Phrase(N_("Could not save: the disk is full; nothing was recorded."))
 READ_ONLY = Phrase(N_("Could not save: the data directory is read-only; nothing was "
                       "recorded."))
+IO_ERROR = Phrase(N_("Could not save: the disk reported an input/output error; nothing was "
+                     "recorded. The disk may be failing: export the games that matter."))
 # At start, what is wrong with a database that cannot be used and what to do about it:
 # by SQLite's error code, else it cannot be opened.
 _DAMAGED = ("is damaged", "restore it from a backup or start with another --data-dir")
@@ -109,9 +115,14 @@ _LOCKED = ("is locked by another program",
 _START_FAULTS = {sqlite3.SQLITE_CORRUPT: _DAMAGED, sqlite3.SQLITE_NOTADB: _DAMAGED,
                  sqlite3.SQLITE_BUSY: _LOCKED, sqlite3.SQLITE_LOCKED: _LOCKED,
                  sqlite3.SQLITE_FULL: ("cannot be written",
-                                       "free some disk space or start with another --data-dir")}
+                                       "free some disk space or start with another --data-dir"),
+                 sqlite3.SQLITE_IOERR: ("cannot be used: the disk reported an input/output "
+                                        "error", "copy the data directory to another disk and "
+                                        "start with that --data-dir, or restore the database "
+                                        "from a backup")}
 _UNOPENED = ("cannot be opened", "check that it is a database file this user may read and "
                                  "write, or start with another --data-dir")
+_EMPTY = ("is empty", "restore it from a backup, or remove it to start afresh with no games")
 
 
 class StorageFault(Exception):
@@ -170,6 +181,7 @@ class Store:
         directory = Path(data_dir)
         _check_directory(directory)
         self.path = directory / DATABASE
+        check_files(self.path)
         self._uri = self.path.resolve().as_uri()
         try:
             with closing(self._connection("mode=rwc", START_TIMEOUT)) as db:
@@ -201,8 +213,11 @@ class Store:
 
     @staticmethod
     def _give_codes(db) -> None:
-        """A code for each game of an older data directory that has none."""
-        for (game_id,) in db.execute("SELECT id FROM games WHERE code IS NULL").fetchall():
+        """A code for each game of an older data directory that has none, or one of another
+        length than codes have now (5 characters before): its screens show the new one
+        (its stamp moves)."""
+        for (game_id,) in db.execute("SELECT id FROM games WHERE code IS NULL OR "
+                                     "length(code) != ?", (CODE_LENGTH + 1,)).fetchall():
             db.execute("UPDATE games SET code = ? WHERE id = ?", (_free_code(db), game_id))
 
     def secret(self, name: str) -> str:
@@ -290,14 +305,17 @@ class Store:
             return [self._read(db, token) for (token,) in tokens]
 
     def write_events(self, token: str, version: int, keep: int, entries,
-                     moves: dict | None = None,
-                     journal: tuple | None = None) -> tuple[int, int]:
-        """Keep the first `keep` events, append `entries` ((event, who, when) each);
-        Conflict if the game moved on. `moves`: for an undo or a correction, the coins
-        it moved (None for an action); `journal`: (when, who, entry) to keep about it.
-        Returns the game's stamp before the change and after it."""
+                     moves: dict | None = None, journal: tuple | None = None,
+                     tail: int = 0) -> tuple[int, int]:
+        """Keep the first `keep` events, put `entries` ((event, who, when) each) after
+        them, then the last `tail` events stored, unchanged in their places (a correction
+        rewrites only what it changed); Conflict if the game moved on. `moves`: for an
+        undo or a correction, the coins it moved (None for an action); `journal`: (when,
+        who, entry) to keep about it. Returns the game's stamp before the change and
+        after it."""
         with self._change(token, version) as (db, game_id, stamped):
-            db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ?", (game_id, keep))
+            db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ? AND seq < ?",
+                       (game_id, keep, keep + len(entries) if tail else 2 ** 62))
             self._insert_events(db, game_id, keep, entries)
             db.execute("UPDATE games SET moves = ? WHERE id = ?",
                        (None if moves is None else json.dumps(moves), game_id))
@@ -436,15 +454,15 @@ class Store:
             raise StorageFault(self._disk_fault(error)) from error
 
     def _disk_fault(self, error: sqlite3.OperationalError) -> Phrase:
-        """Why the disk refused a write: read-only, or full (said by SQLite, or an I/O
-        error with no room left)."""
+        """Why the disk refused a write: read-only, full (said by SQLite, or an I/O error
+        with no room left), or failing (any other I/O error)."""
         directory = self.path.parent
         if not os.access(directory, os.W_OK):
             return READ_ONLY
         if (_code(error) == sqlite3.SQLITE_FULL
                 or shutil.disk_usage(directory).free < ROOM):
             return DISK_FULL
-        return READ_ONLY
+        return IO_ERROR if _code(error) == sqlite3.SQLITE_IOERR else READ_ONLY
 
     @contextmanager
     def _snapshot(self):
@@ -549,9 +567,48 @@ def _check_directory(directory: Path) -> None:
                            ) from None
 
 
+def check_files(path: Path) -> None:
+    """Before SQLite opens the database (taking in its write-ahead log, and dropping
+    what follows a damaged frame of it): the database file is not empty, and its log has
+    no damage. A log another process is writing may be read half-written: damage found
+    is read again before it is told."""
+    if path.is_file() and path.stat().st_size == 0:
+        raise StorageFault(_fault_line(path, _EMPTY, "0 bytes"))
+    log = path.with_name(path.name + "-wal")
+    found = wal.damage(_read(log))
+    if found and found == wal.damage(_read(log)):
+        raise StorageFault(_log_fault(log, found))
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes; none if it cannot be read (SQLite then says why in its words)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _log_fault(log: Path, found: wal.Damage) -> str:
+    """The line for a damaged log: where, what it would lose, what to do (truncated before
+    its damage, the log holds what SQLite would have started with)."""
+    where = (f"frame {found.frame} of {found.frames} does not match its checksum"
+             if found.frame else "its header does not match its checksum")
+    count = f"{found.lost} transaction{'s' if found.lost > 1 else ''}"
+    return _fault_line(log, ("is damaged", "keep a copy of the data directory, then restore "
+                                           "the database from a backup, or truncate this "
+                                           f"file to {found.intact} bytes to start with what "
+                                           "precedes the damage"),
+                       f"{where}; {count} committed from there on would be lost")
+
+
 def _start_fault(path: Path, code: int | None, cause) -> str:
     """One line for the console: the database, what is wrong with it, what to do."""
-    problem, remedy = _START_FAULTS.get((code or 0) & 0xFF, _UNOPENED)
+    return _fault_line(path, _START_FAULTS.get((code or 0) & 0xFF, _UNOPENED), cause)
+
+
+def _fault_line(path: Path, fault: tuple[str, str], cause) -> str:
+    """`path` and what is wrong with it, the cause in brackets, then what to do."""
+    problem, remedy = fault
     return f"{path} {problem} ({cause}): {remedy}"
 
 
@@ -586,6 +643,11 @@ def _loads(text):
 def _free_code(db) -> str:
     """A short code no other game of this server has."""
     while True:
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        code = game_code("".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)))
         if db.execute("SELECT 1 FROM games WHERE code = ?", (code,)).fetchone() is None:
             return code
+
+
+def game_code(characters: str) -> str:
+    """A code as kept and shown, from its characters: 'KXR4TQM' -> 'KXR-4TQM'."""
+    return f"{characters[:CODE_GROUP]}-{characters[CODE_GROUP:]}"

@@ -16,12 +16,14 @@ from importlib.metadata import version
 USED = {
     "waitress.server": {
         "BaseWSGIServer": ("channel_class", "add_task", "adj", "next_channel_cleanup",
-                           "asyncore", "accepting", "readable", "writable"),
+                           "asyncore", "accepting", "readable", "writable", "maintenance",
+                           "active_channels"),
     },
     "waitress.channel": {
         "HTTPChannel": ("task_class", "requests", "request", "connected", "server",
                         "total_outbufs_len", "write_soon", "send_continue",
-                        "sent_continue", "readable", "writable", "accepting"),
+                        "sent_continue", "readable", "writable", "accepting", "addr",
+                        "will_close", "del_channel"),
     },
     "waitress.task": {"WSGITask": ("set_close_on_finish", "version", "has_body", "request")},
     "waitress.parser": {

@@ -129,7 +129,7 @@ def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
     tv = open_page(browser.new_context(viewport={"width": 1920, "height": 1080}),
                    f"{server.url}/g/{token}/tv", [])
     expect(tv.locator("form")).to_have_count(0)
-    expect(tv.locator(".join .code")).to_have_text(re.compile(r"^\w{5}$"))
+    expect(tv.locator(".join .code")).to_have_text(re.compile(r"^\w{3}-\w{4}$"))
     expect(tv.locator("img[alt^='QR code']")).to_be_visible()
     size = tv.evaluate("parseFloat(getComputedStyle(document.querySelector('.player')).fontSize)")
     assert size >= 24  # px on a 1920-wide screen: readable from 2 m

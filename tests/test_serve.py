@@ -266,7 +266,7 @@ def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
 
 
 def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tmp_path):
-    """The server's loop answers such a poll itself (serve._PollsInLoop), so a phone hears
+    """The server's loop answers such a poll itself (channel.Gate), so a phone hears
     that nothing changed however many pages are being drawn; with the same headers as
     any answer, and the connection kept."""
     app = create_app(tmp_path / "data")

@@ -8,21 +8,19 @@ Phones are shown the Wi-Fi's address, not the VPN's (the default route's); the h
 the VPN's in one tap and the phone sees it; `--check` says which address the QR code
 carries and whether this machine reaches itself through each.
 """
-import ctypes
 import os
 import shutil
 import subprocess
 import sys
-import threading
 
 import pytest
 
 from companion.qr import qr_svg
 from tests.browser_helpers import _ip, _undo
+from tests.netns import inside
 from tests.real_http import RealClient, started, stop
 from tests.web_helpers import new_game, submit, text
 
-CLONE_NEWNET = 0x40000000
 WIFI, VPN = "198.18.254.1", "198.18.253.1"  # the laptop's ends
 PHONE = "198.18.254.2"  # the phone, on the laptop's Wi-Fi
 UNREACHABLE = "198.18.252.9"  # a name given with --name that no interface holds
@@ -61,23 +59,6 @@ def laptop():
         yield names
     finally:
         _undo(made)
-
-
-def inside(namespace: str, work):
-    """`work()` run in a thread that lives in `namespace`'s network: its answer."""
-    answers = []
-
-    def run():
-        libc = ctypes.CDLL(None, use_errno=True)
-        with open(f"/var/run/netns/{namespace}") as handle:
-            if libc.setns(handle.fileno(), CLONE_NEWNET) != 0:
-                raise OSError(ctypes.get_errno(), "setns")
-        answers.append(work())
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    assert answers, "the work in the namespace failed (see the thread's exception)"
-    return answers[0]
 
 
 def command(laptop, *args) -> list[str]:

@@ -9,6 +9,7 @@ from tests.web_helpers import app  # noqa: F401 (fixture)
 HOST, GRANTED, SEATED, PHONES_OFF, VIEWER = ("host", "granted device", "seated phone",
                                              "seated phone, recording off", "viewer")
 ROLES = (HOST, GRANTED, SEATED, PHONES_OFF, VIEWER)
+OWNER = {HOST}  # the server's own device
 EVERY_HOST = {HOST, GRANTED}
 RECORDERS = EVERY_HOST | {SEATED}
 # A lot is on the table: round 1 sold to Anna for 3, round 2's lot revealed.
@@ -24,8 +25,10 @@ ROUTES = {  # what each route does, as a form would send it, and who may do it
     "remove the game": ("/g/{t}/delete", {}, EVERY_HOST),
     "new game": ("/new", {"player": ["Dora", "Emil", "Fritz"],
                           "family": ["a", "b", "c", "d", "e", "f"]}, EVERY_HOST),
-    "renew the host link": ("/host-link/renew", {}, EVERY_HOST),
+    "renew the host link": ("/host-link/renew", {}, OWNER),
+    "revoke a host device": ("/grants/{g}/revoke", {}, OWNER),
 }
+LOG_CHANGES = ("record a sale", "undo", "correct an action", "remove an action")
 PAGES = {  # pages that only show the way to a change
     "correction form": ("/g/{t}/history/1", RECORDERS),
     "sale preview": ("/g/{t}/preview?winner=0&price=3", RECORDERS),
@@ -34,6 +37,8 @@ PAGES = {  # pages that only show the way to a change
 REFUSALS = {GRANTED: "", SEATED: "", HOST: "",
             PHONES_OFF: "The host has turned off recording from phones",
             VIEWER: "This device only watches the table: take a seat to record."}
+ONLY_HOST = "Only the host's device can do this."
+ONLY_OWNER = "Only the server's own device can do this: it alone shows the host link"
 
 
 def grant_host(app, client):
@@ -70,20 +75,31 @@ def test_each_change_route_is_done_or_refused_by_role(table, route, role):
     app, token, _ = table
     client = client_for(table, role)
     path, data, allowed = ROUTES[route]
-    path = path.format(t=token)
-    before = snapshot(app)
+    path = path.format(t=token, g=app.config["STORE"].grants()[0].id)
+    before = everything(app)
     response = client.post(path, data={**data, "version": str(version(app, token))},
                            headers=csrf_headers(client, f"/g/{token}"))
     if role in allowed:
         assert response.status_code == 303, (response.status_code, alerts(response))
-        assert snapshot(app) != before or route == "renew the host link"
+        assert everything(app) != before
     else:
         assert response.status_code == 403
-        words = REFUSALS.get(role) if route in ("record a sale", "undo", "correct an action",
-                                                "remove an action") else ""
-        assert (words or "Only the host's device can do this.") in text(response)
+        assert refusal_words(route, role) in text(response)
         assert "Traceback" not in text(response)
-        assert snapshot(app) == before
+        assert everything(app) == before
+
+
+def everything(app) -> tuple:
+    """The games, the host grants and the host link's key: what a route may change."""
+    store = app.config["STORE"]
+    return snapshot(app), store.grants(), store.secret("host_key")
+
+
+def refusal_words(route: str, role: str) -> str:
+    """What a device refused the route reads."""
+    if ROUTES[route][2] == OWNER:
+        return ONLY_OWNER
+    return (route in LOG_CHANGES and REFUSALS[role]) or ONLY_HOST
 
 
 @pytest.mark.parametrize("role", ROLES)

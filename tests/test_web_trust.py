@@ -77,7 +77,8 @@ def test_signatures_are_not_part_of_the_game_record(host, game):
 # --- joining without a camera -------------------------------------------------------
 
 def code_of(client, token) -> str:
-    return re.search(r'class="code">(\w+)<', client.get(f"/g/{token}").get_data(as_text=True))[1]
+    return re.search(r'class="code">([\w-]+)<',
+                     client.get(f"/g/{token}").get_data(as_text=True))[1]
 
 
 def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path):
@@ -87,7 +88,7 @@ def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path):
     page = text(host.get(f"/g/{token}"))
     code = code_of(host, token)
     assert f"No camera? Open http://192.168.1.5:5000 and type the game code {code}" in page
-    assert re.fullmatch(r"[ACDEFGHJKMNPQRTUVWXY34679]{5}", code)
+    assert re.fullmatch(r"[ACDEFGHJKMNPQRTUVWXY34679]{3}-[ACDEFGHJKMNPQRTUVWXY34679]{4}", code)
     assert host.get(f"/g/{token}/qr.svg").mimetype == "image/svg+xml"
 
 
@@ -102,10 +103,12 @@ def test_codes_are_unique_among_the_server_s_games(host):
     assert len(codes) == 5
 
 
-@pytest.mark.parametrize("typed", ["{code}", " {lower} ", "{dashed}"])
+@pytest.mark.parametrize("typed", ["{code}", " {lower} ", "{plain}", "{spaced}", "{dashed}"])
 def test_a_phone_joins_by_typing_the_code(host, phone, game, typed):
     code = code_of(host, game)
-    typed = typed.format(code=code, lower=code.lower(), dashed=code[:2] + "-" + code[2:])
+    plain = code.replace("-", "")
+    typed = typed.format(code=code, lower=code.lower(), plain=plain, spaced=" ".join(plain),
+                         dashed=plain[:4] + "\u2013" + plain[4:])  # an en dash, as phones type
     response = submit(phone, "/", "game-code", code=typed)
     assert response.status_code == 303 and response.headers["Location"] == f"/g/{game}/join"
 

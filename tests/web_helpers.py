@@ -17,7 +17,9 @@ from flask import got_request_exception
 from flask.testing import FlaskClient
 
 from companion.cards import DEFAULT_FAMILIES
+from companion.guard import Buckets
 from companion.web import create_app
+from companion.web.pace import PACE
 
 PLAYERS = ("Anna", "Bert", "Claus")
 PHONE_ADDRESS = "192.168.1.20"
@@ -69,6 +71,9 @@ def make_app(data_dir, lan_url=None, others=()):
     """create_app with the checked client and a list of the exceptions it raised; phones
     are shown `lan_url`, if given, and the host is offered `others` ((url, label) each)."""
     app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others])
+    # These tests post a game's worth of changes from one phone in milliseconds, where a
+    # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
+    app.extensions[PACE] = Buckets(float("inf"), float("inf"))
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     got_request_exception.connect(

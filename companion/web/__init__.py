@@ -12,8 +12,8 @@ from ..games import Damaged
 from ..phrase import N_, Phrase
 from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from ..store import StorageFault, Store
-from . import (compress, display, drawn, host, i18n, phones, player, rendered, roles,
-               rulebook, security, settings, table)
+from . import (compress, display, drawn, host, i18n, pace, phones, player, rendered,
+               roles, rulebook, security, settings, table)
 from .assets import assets
 from .polls import QuietPolls
 from .sessions import LazySessions
@@ -50,6 +50,7 @@ def create_app(data_dir, addresses=(), names=()) -> Flask:
     phones.init(app, addresses)
     app.session_interface = LazySessions()
     app.context_processor(_page_context)
+    pace.init(app)
     roles.init(app)
     security.init(app)
     i18n.init(app)
@@ -86,6 +87,7 @@ def _error_pages(app: Flask) -> None:
                      "again."),
              405: N_("That is not something this page can do."),
              413: N_("That file is too large for a game record."),
+             429: N_("This device sends too much: wait a few seconds, then try again."),
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}
     for code, text in texts.items():
         app.register_error_handler(code, lambda error, code=code, text=text: _error_page(

@@ -10,22 +10,22 @@ from . import races
 from .forms import form_dict, whole
 from .pages import changed, game_or_404, store
 from .rendered import screen
-from .roles import device
+from .roles import check_change, device
 from .views import public_message
 
 
-def change(game: games.Game, action, partial: str, context, done: str, kind=None):
-    """Apply a change; on a refusal or a lost race, say why on the device that sent it and
-    change nothing.
+def change(game: games.Game, write, partial: str, context, done: str, kind=None, taken=(),
+           put=None):
+    """Apply a change (see log_change); on a refusal or a lost race, say why on the device
+    that sent it and change nothing.
 
-    `action(version)` makes the change, of `kind` (by default the form's action), and
-    returns the game as it left it;
-    `partial` and `context` draw the live part of the page that sent it; `done` is where
-    a browser without htmx goes next.
+    The change is of `kind` (by default the form's action); `partial` and `context` draw
+    the live part of the page that sent it; `done` is where a browser without htmx goes
+    next.
     """
     kind = kind or request.form.get("action")
     try:
-        latest = changed(action(version_sent()))
+        latest = log_change(game, write, taken, put)
     except Refusal as refusal:
         message = public_message(refusal, not game.options.money_open)
         return respond(game, partial, context, status=422,
@@ -39,6 +39,17 @@ def change(game: games.Game, action, partial: str, context, done: str, kind=None
     if latest.state.lot != game.state.lot:  # a lot revealed or settled: the next step starts
         response.headers["HX-Reswap"] = "outerHTML show:window:top"  # with the page's top
     return response
+
+
+def log_change(game: games.Game, write, taken=(), put=None) -> games.Game:
+    """The one way a device changes a game's log (an action, an undo, a correction, a
+    removal): `taken` are the events it takes out of the log, `put()` reads the one it puts
+    in (a Refusal if the form describes none); this device must be allowed both
+    (roles.check_change: else 403 in words) before `write(version)` makes the change from
+    the version the form was made from. Returns the game as the change left it; a Refusal
+    or a Conflict goes to the caller, and nothing is changed."""
+    check_change(game, taken, None if put is None else put())
+    return changed(write(version_sent()))
 
 
 def _lost(latest: games.Game, kind: str | None, partial: str, context):

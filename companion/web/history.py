@@ -8,6 +8,7 @@ from ..games import Game
 from ..phrase import N_, Phrase, Series
 from ..record import parse_event
 from .paging import Paged, page_count, within
+from .roles import why_not_touch
 from .views import describe, describe_event, payment_of, set_right
 
 # What one page of the history shows, the latest first.
@@ -18,12 +19,13 @@ ENTRIES_PER_PAGE = 20  # of the journal
 
 @dataclass(frozen=True)
 class Line:
-    """One action of the history."""
+    """One action of the history, and whether this device may correct it (roles)."""
 
     index: int
     words: Phrase
     payment: Phrase | None
     signed: Phrase | None
+    correctable: bool
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def _line(game: Game, index: int, labels) -> Line:
     """Action `index` as the history shows it."""
     by, at = game.signatures[index]
     return Line(index, describe(game, index), payment_of(game, index),
-                signature(game, by, at, labels))
+                signature(game, by, at, labels), why_not_touch(game, game.events[index]) is None)
 
 
 def _spans(game: Game) -> list[tuple[int, int, int]]:

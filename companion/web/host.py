@@ -1,6 +1,9 @@
 """The host's device: the list of games, a new game, importing a record, the devices
 granted host rights; and for every other device, the welcome page with its game code."""
 import secrets
+import threading
+import time
+import unicodedata
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
@@ -11,16 +14,20 @@ from ..phrase import N_, Phrase
 from ..record import FORMAT, loads
 from ..refusal import Refusal
 from ..setup import check_families, check_players, clean_family
+from ..store import CODE_ALPHABET, CODE_LENGTH, game_code
 from .forms import whole
+from .history import clock
 from .i18n import english_families
 from .pages import store
 from .phones import phone_url
 from .paging import Paged, page_count, within
-from .roles import is_host, make_host
+from .roles import is_granted, is_host, is_owner, make_host
 from .throttle import Throttle
 
 blueprint = Blueprint("host", __name__)
 CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
+WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
+EVERYONE = ""  # the server's count of wrong codes, whatever the address
 MAX_LABEL_LENGTH = 40
 GAMES_PER_PAGE = 20  # of the host's list
 
@@ -35,30 +42,84 @@ def home():
 @blueprint.post("/code")
 def enter_code():
     """A game's short code, typed on a phone that cannot scan: to its join page."""
-    device, tries = request.remote_addr or "", _code_tries()
-    wait = tries.blocked(device)
-    if wait:
-        return render_template("welcome.html", error=Phrase(
-            N_("Too many wrong codes from this device: try again in {seconds} seconds."),
-            seconds=wait)), 429
-    code = "".join((request.form.get("code") or "").split()).upper().replace("-", "")
-    token = store().token_of_code(code) if code.isalnum() and code.isascii() else None
+    typed = _typed(request.form.get("code") or "")
+    refusal, token = _code_tries().look_up(request.remote_addr or "", typed)
+    if refusal:
+        return render_template("welcome.html", error=refusal), 429
     if token is None:
-        tries.failed(device)
-        return render_template("welcome.html", code=code[:20], error=Phrase(
+        return render_template("welcome.html", code=typed[:20], error=Phrase(
             N_("There is no game with the code {code} on this server: check it on the "
-               "table's screen."), code=code[:20])), 404
+               "table's screen."), code=typed[:20])), 404
     return redirect(url_for("player.join", token=token), 303)
 
 
-def _code_tries() -> Throttle:
-    """This server's count of wrong codes per device."""
-    return current_app.extensions.setdefault("code_tries", Throttle(CODE_TRIES_PER_MINUTE, 60))
+def _typed(text: str) -> str:
+    """A code as typed, the way codes are kept: 'kxr 4tqm' or 'KXR4TQM' -> 'KXR-4TQM'
+    (any spaces and dashes, any case); what cannot be a code, in capitals."""
+    characters = "".join(character for character in text.upper() if not (
+        character.isspace() or unicodedata.category(character) == "Pd"))
+    if len(characters) == CODE_LENGTH and set(characters) <= set(CODE_ALPHABET):
+        return game_code(characters)
+    return characters
+
+
+class CodeTries:
+    """The wrong game codes typed on this server: at most CODE_TRIES_PER_MINUTE a minute
+    from one device, and WRONG_CODES_PER_HOUR an hour from all devices together, whatever
+    their addresses (which bounds the odds of guessing a code, see
+    tests/test_web_codes.py); past either, typing a code is refused in words, and the
+    QR code still opens the game."""
+
+    def __init__(self):
+        self.devices = Throttle(CODE_TRIES_PER_MINUTE, 60)
+        self.server = Throttle(WRONG_CODES_PER_HOUR, 3600)
+        self._lock = threading.Lock()  # no two requests slip past a limit together
+
+    def look_up(self, device: str, code: str) -> tuple[Phrase | None, str | None]:
+        """The token of the game `code` names, sent from `device` (an address), or why no
+        code may be typed now: (refusal, token), a wrong code counted."""
+        with self._lock:
+            refusal = self.refusal(device)
+            if refusal:
+                return refusal, None
+            token = store().token_of_code(code)
+            if token is None:
+                self.devices.failed(device)
+                self.server.failed(EVERYONE)
+            return None, token
+
+    def refusal(self, device: str) -> Phrase | None:
+        """Why `device` may not type a code now, or None."""
+        closed = self.closed()
+        if closed:
+            return Phrase(N_("Too many wrong codes were typed on this server: typing a code "
+                             "is refused for everyone until {time}. Scan the QR code on the "
+                             "table's screen instead."), time=closed)
+        wait = self.devices.blocked(device)
+        if wait:
+            return Phrase(N_("Too many wrong codes from this device: try again in {seconds} "
+                             "seconds."), seconds=wait)
+        return None
+
+    def closed(self) -> str | None:
+        """The time of day until which nobody may type a code ('21:40'), if too many
+        wrong codes were typed in the last hour; else None."""
+        wait = self.server.blocked(EVERYONE)
+        return clock(time.time() + wait) if wait else None
+
+
+def _code_tries() -> CodeTries:
+    """This server's count of wrong codes (in each process of the server)."""
+    return current_app.extensions.setdefault("code_tries", CodeTries())
 
 
 @blueprint.get("/host/<key>")
 def host_link(key):
-    """The host link: asks before making this device a host of the server."""
+    """The host link: asks before making this device a host of the server. A granted
+    device is a host already: it goes to the host's page, and never sees the key again;
+    the server's own device sees the page the other device will see."""
+    if is_granted():
+        return redirect(url_for("host.home"))
     _check_key(key)
     return render_template("grant.html", key=key,
                            label=(request.user_agent.platform or "")[:MAX_LABEL_LENGTH])
@@ -66,10 +127,12 @@ def host_link(key):
 
 @blueprint.post("/host/<key>")
 def grant(key):
-    """This device becomes a host with a grant of its own, which the host can revoke."""
-    _check_key(key)
-    label = " ".join((request.form.get("label") or "").split())[:MAX_LABEL_LENGTH]
-    make_host(label or gettext("another device"))
+    """This device becomes a host with a grant of its own, which the owner can revoke; a
+    device that is a host already gets no other."""
+    if not is_host():
+        _check_key(key)
+        label = " ".join((request.form.get("label") or "").split())[:MAX_LABEL_LENGTH]
+        make_host(label or gettext("another device"))
     return redirect(url_for("host.home"), 303)
 
 
@@ -80,11 +143,19 @@ def _check_key(key: str) -> None:
 
 @blueprint.post("/grants/<grant_id>/revoke")
 def revoke(grant_id):
+    """The device loses its host rights for good: revoking also renews the host link.
+
+    A revoked device kept the link it was granted with (its browser's history holds it),
+    and a host who revokes a device at the table means it to be out, not one tap away
+    from coming back. The devices still granted keep their grants; the link printed in
+    the terminal at start stops working, and the owner's page shows the new one. (A link
+    that admits one device only would be stricter, but the host hands the same link to
+    each device the table wants, from the terminal too.)"""
     number = whole(grant_id)  # a grant's number, not any: SQLite holds none beyond 64 bits
     if number is None:
         abort(404)
     store().revoke(number)
-    return redirect(url_for("host.home"), 303)
+    return renew()
 
 
 @blueprint.post("/host-link/renew")
@@ -154,12 +225,21 @@ def _create(record, options, form):
 
 def _home(form=None, error=None):
     """The host's page: a page of the games (one whose log no longer replays, marked so),
-    the forms, the devices granted host rights."""
+    the forms, whether typing codes is closed for too many wrong ones; on the server's own
+    device, the host link and the devices granted host rights."""
     count = store().game_count()
     return render_template("home.html", listed=_listed(count), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
-                           grants=store().grants(), lan_url=phone_url(),
-                           first_game=not count, host_key=store().secret("host_key"))
+                           lan_url=phone_url(), first_game=not count,
+                           codes_closed=_code_tries().closed(), **_owners_part())
+
+
+def _owners_part() -> dict:
+    """What the host's page shows on the server's own device alone: the host link's key
+    and the grants it may revoke."""
+    if not is_owner():
+        return {}
+    return {"host_key": store().secret("host_key"), "grants": store().grants()}
 
 
 def _listed(count: int) -> Paged:

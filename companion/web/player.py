@@ -1,4 +1,6 @@
 """A player's phone: take a seat, see your own coins, check a bid before making it."""
+from functools import partial
+
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext
 
@@ -108,10 +110,11 @@ def act(token):
     seat = seat_of(game)
     if seat is None:
         return redirect(url_for("player.join", token=token), 303)
+    move = partial(_my_move, game.setup.players[seat])
     return change(game, lambda version: games.append(
-        store(), game, version, _my_move(game.setup.players[seat]), device(game).signature),
+        store(), game, version, move(), device(game).signature),
         "_me_live.html", _context, url_for("player.me", token=token),
-        "pass" if request.form.get("action") == "pass" else "bid")
+        "pass" if request.form.get("action") == "pass" else "bid", put=move)
 
 
 def _my_move(name: str):

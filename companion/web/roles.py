@@ -1,11 +1,14 @@
-"""Who may do what: the host's devices, seated phones and viewers, for every route.
+"""Who may do what: the host's devices, seated phones and viewers, for every route and
+every change of a game's log.
 
 This is the one place that decides it. A request must name this server in its
 Host header (a loopback name or address, one of the server's own addresses, or a
 name given on the command line), else it gets 400: a web page that rebinds its
 DNS name to 127.0.0.1 learns nothing. Host rights need a loopback peer with such
-a Host, or a grant the host gave this device (its own random token, revocable;
-never the host key itself).
+a Host (the server's own device, the owner), or a grant the owner gave this device
+(its own random token, revocable; never the host key itself). Only the owner shows
+the host link, renews it and revokes grants, so that a granted device can neither
+keep the key nor lock the owner's other devices out.
 """
 import ipaddress
 import socket
@@ -19,16 +22,17 @@ from ..events import Bid, Overbid, Pass, Penalty
 from ..phrase import N_, Phrase
 from .pages import game_or_404, store
 
-HOST, RECORDER, SEATED, ANYONE = "host", "recorder", "seated", "anyone"
+OWNER, HOST, RECORDER, SEATED, ANYONE = "owner", "host", "recorder", "seated", "anyone"
 
-# Who may use each route. RECORDER: the host's devices, and seated phones while the
-# game lets players record from their phones. SEATED: a phone holding a seat (its
-# own bids and drop-outs). A route missing here is the host's alone.
+# Who may use each route. OWNER: the server's own device alone. HOST: the host's
+# devices (the owner and the devices it granted). RECORDER: the host's devices, and
+# seated phones while the game lets players record from their phones. SEATED: a phone
+# holding a seat (its own bids and drop-outs). A route missing here is the host's alone.
 ROUTES = {
     "static": ANYONE, "assets.htmx": ANYONE, "i18n.switch": ANYONE,
     "host.home": ANYONE, "host.enter_code": ANYONE,
     "host.host_link": ANYONE, "host.grant": ANYONE,  # the host link's key is checked there
-    "host.new_game": HOST, "host.import_game": HOST, "host.revoke": HOST, "host.renew": HOST,
+    "host.new_game": HOST, "host.import_game": HOST, "host.revoke": OWNER, "host.renew": OWNER,
     "table.table": ANYONE, "table.live": ANYONE, "table.history": ANYONE,
     "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
@@ -46,6 +50,8 @@ ROUTES = {
 BIDDER_EVENTS = (Bid, Pass, Penalty, Overbid)
 
 ONLY_HOST = Phrase(N_("Only the host's device can do this."))
+ONLY_OWNER = Phrase(N_("Only the server's own device can do this: it alone shows the host "
+                       "link and revokes host devices."))
 ONLY_SEATED = Phrase(N_("This device holds no seat in this game: take a seat first."))
 WATCHING = Phrase(N_("This device only watches the table: take a seat to record."))
 PHONES_OFF = Phrase(N_("The host has turned off recording from phones: the host's device "
@@ -80,6 +86,8 @@ def _check_request() -> None:
     if request.endpoint is None:
         return
     rule = ROUTES.get(request.endpoint, HOST)
+    if rule == OWNER and not is_owner():
+        abort(403, ONLY_OWNER)
     if rule == HOST and not is_host():
         abort(403, ONLY_HOST)
     if rule in (RECORDER, SEATED):
@@ -109,22 +117,34 @@ def _why_not_seated(game) -> Phrase | None:
     return None if device(game).seat is not None else ONLY_SEATED
 
 
-def check_event(game, event) -> None:
-    """403 unless this device may record `event`: in a live auction, a phone records
-    bids, drop-outs, penalties and overbids only for its own seat (R3-R5)."""
+def check_change(game, taken=(), put=None) -> None:
+    """403 in words unless this device may take the events `taken` out of the game's log
+    and put the event `put` in (None: none): every change of the log (an action, an undo,
+    a correction, a removal) asks here. Whether the device may change the log at all is
+    its route's rule (ROUTES)."""
+    for event in (*taken, *([] if put is None else [put])):
+        refusal = why_not_touch(game, event)
+        if refusal:
+            abort(403, refusal)
+
+
+def why_not_touch(game, event) -> Phrase | None:
+    """Why this device may not record, correct or remove `event`, or None: in a live
+    auction a phone touches bids, drop-outs, penalties and overbids only of its own
+    player (R3-R5)."""
     here = device(game)
     if (here.host or not game.options.live_auction or not isinstance(event, BIDDER_EVENTS)
             or game.setup.players[here.seat] == event.player):
-        return
-    abort(403, Phrase(N_("In a live auction a phone records only its own player's bids, "
-                         "drop-outs, penalties and overbids: {player}'s are recorded on the "
-                         "host's device."), player=event.player))
+        return None
+    return Phrase(N_("In a live auction a phone records only its own player's bids, "
+                     "drop-outs, penalties and overbids: {player}'s are recorded on the "
+                     "host's device."), player=event.player)
 
 
 def device(game) -> Device:
     """This request's device in `game`: host (and which grant), its seat."""
     grant = _grant()
-    return Device(host=_local_host() or grant is not None, seat=seat_of(game), grant=grant)
+    return Device(host=is_owner() or grant is not None, seat=seat_of(game), grant=grant)
 
 
 def seat_of(game) -> int | None:
@@ -138,12 +158,18 @@ def seat_of(game) -> int | None:
 
 def is_host() -> bool:
     """The server's own device, or one the host granted host rights."""
-    return _local_host() or _grant() is not None
+    return is_owner() or _grant() is not None
 
 
-def _local_host() -> bool:
-    """A loopback peer (the server's own device); the Host header was checked first."""
+def is_owner() -> bool:
+    """The server's own device, the owner: a loopback peer (the Host header was checked
+    first)."""
     return _loopback(request.remote_addr or "")
+
+
+def is_granted() -> bool:
+    """A device the owner granted host rights, and has not revoked."""
+    return not is_owner() and _grant() is not None
 
 
 @lru_cache(maxsize=1024)  # a café's devices, each asking several times per request

@@ -3,6 +3,7 @@ import json
 import re
 import time
 import unicodedata
+from functools import cache
 from urllib.parse import quote
 
 from flask import (Blueprint, Response, abort, redirect, render_template,
@@ -19,11 +20,11 @@ from . import views
 from .chart import chart_key, coins_chart
 from .history import journal, rounds
 from .forms import form_dict, form_values, parse_action, parse_amount, whole
-from .changes import change, device_labels, race_outcome, version_sent
-from .pages import changed, game_or_404, live_or_204, store
+from .changes import change, device_labels, log_change, race_outcome
+from .pages import game_or_404, live_or_204, store
 from .phones import join_url, joining
 from .rendered import screen
-from .roles import access, check_event, device, seat_of
+from .roles import access, check_change, device, seat_of
 
 blueprint = Blueprint("table", __name__)
 
@@ -41,22 +42,31 @@ def live(token):
 @blueprint.post("/g/<token>/act")
 def act(token):
     game = game_or_404(token)
+    event = _form_event(game)
     return _change(game, lambda version: games.append(
-        store(), game, version, _checked_event(game), device(game).signature))
+        store(), game, version, event(), device(game).signature), put=event)
 
 
-def _checked_event(game):
-    """The event the form describes, if this device may record it."""
-    event = parse_action(game.setup, request.form)
-    check_event(game, event)
-    return event
+def _form_event(game):
+    """What reads the event the form describes (a Refusal if it describes none), once:
+    the change checks it, then writes it."""
+    return cache(lambda: parse_action(game.setup, request.form))
 
 
 @blueprint.post("/g/<token>/undo")
 def undo(token):
     game = game_or_404(token)
     return _change(game, lambda version: games.undo(store(), game, version,
-                                                    device(game).signature), kind="undo")
+                                                    device(game).signature),
+                   kind="undo", taken=_undone(game))
+
+
+def _undone(game) -> list:
+    """The events an undo takes back: the last action, with the result live auction mode
+    added after it (games.undo)."""
+    last = len(game.events) - 1
+    first = last - 1 if last > 0 and games.added_result(game, last) else last
+    return game.events[max(first, 0):]
 
 
 @blueprint.get("/g/<token>/preview")
@@ -113,15 +123,18 @@ def _history_page(game, note=None):
 
 @blueprint.get("/g/<token>/history/<number>")
 def edit(token, number):
+    """The correction page of an event this device may change."""
     game, index = _event_or_404(token, number)
+    check_change(game, game.events[index:index + 1])
     return _edit_page(game, index, {})
 
 
 @blueprint.post("/g/<token>/history/<number>")
 def correct(token, number):
     game, index = game_or_404(token), _number_or_404(number)
+    event = _form_event(game)
     return _rewrite(game, index, "correct", lambda version: games.correct(
-        store(), game, version, index, _checked_event(game), device(game).signature))
+        store(), game, version, index, event(), device(game).signature), put=event)
 
 
 @blueprint.post("/g/<token>/history/<number>/remove")
@@ -131,12 +144,12 @@ def remove(token, number):
         store(), game, version, index, device(game).signature))
 
 
-def _rewrite(game, index: int, kind: str, action):
-    """Correct or remove an earlier event; on a refusal, say why on the correction page; on
-    a lost race (the event may be gone), what happened instead, on that page if the event
-    is still there, else on the history."""
+def _rewrite(game, index: int, kind: str, write, put=None):
+    """Correct or remove event `index` (see changes.log_change); on a refusal, say why on
+    the correction page; on a lost race (the event may be gone), what happened instead, on
+    that page if the event is still there, else on the history."""
     try:
-        changed(action(version_sent()))
+        log_change(game, write, game.events[index:index + 1], put)
     except Refusal as refusal:
         message = views.public_message(refusal, not game.options.money_open)
         if index >= len(game.events):
@@ -256,6 +269,6 @@ def _context(game, error=None, note=None, values=None) -> dict:
                 guide=views.guide(game))
 
 
-def _change(game, action, kind=None):
-    return change(game, action, "_table_live.html", _context,
-                  url_for("table.table", token=game.token), kind)
+def _change(game, write, kind=None, taken=(), put=None):
+    return change(game, write, "_table_live.html", _context,
+                  url_for("table.table", token=game.token), kind, taken, put)
