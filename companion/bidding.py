@@ -37,6 +37,15 @@ def lowest_raise(state, seat: int, high: int | None) -> int | None:
                  if amount % 10 not in forbidden and not (amount == 0 and barred)), None)
 
 
+def lowest_allowed(state, seat: int) -> int | None:
+    """The lowest amount the player may bid in the lot's auction now and can pay (R3, R5):
+    above the bid to beat and, French rules, above the start player's opening (R9); None
+    when there is none: they can bid nothing."""
+    bars = [bar for bar in (state.auction.high, outbid_floor(state, seat)) if bar is not None]
+    lowest = lowest_raise(state, seat, max(bars, default=None))
+    return lowest if lowest is not None and lowest <= state.coins[seat] else None
+
+
 def zero_barred(state, seat: int) -> bool:
     """French rules: only the start player can win at 0, so no one else may bid it (R8)."""
     return state.setup.edition == "fr" and seat != state.start

@@ -1,12 +1,15 @@
 """What happens now: the step a round is at, in one or two sentences for a table of
 first-timers (R2-R10), on the table screen (no seat) or a player's phone (their seat).
 
-Every rule is asked of the core (`bidding`, `state`); only the words are chosen here.
+Every rule is asked of the core (`bidding`, `state`, and `legality` for what someone may
+do: the very event tried on the state); only the words are chosen here.
 """
-from .bidding import forbidden_digits, french_opening, outbid_floor, zero_barred
-from .events import Free, Sold
+from .bidding import (forbidden_digits, french_opening, lowest_allowed, lowest_bid,
+                      outbid_floor, zero_barred)
+from .events import Exchange, Free, SideSale, Sold
+from .legality import allowed
 from .phrase import N_, Either, Phrase
-from .state import GameState, must_open, settled_sale
+from .state import GameState, must_open, next_actions, settled_sale
 
 GAME_OVER = (
     Phrase(N_("The game is over: each family held scores 1, 3, 6, 10 or 15 points for 1 to 5 "
@@ -39,7 +42,7 @@ def what_now(state: GameState, live: bool, seat: int | None = None,
         return _opening(state), Phrase(N_(
             "Nobody may bid an amount ending in the number of a card they hold; when one "
             "bidder is left, record the winner and the price (R3)."))
-    return _opening(state), _endings(state, seat, True)
+    return _opening(state, seat), _endings(state, seat, True)
 
 
 def _round_start(state: GameState, seat: int | None, last) -> tuple[Phrase, ...]:
@@ -49,7 +52,7 @@ def _round_start(state: GameState, seat: int | None, last) -> tuple[Phrase, ...]
                 N_("{start} is the start player: turn over the top 2 cards of the deck, the "
                    "lot of round {round} (R2)."))
     reveal = Phrase(template, start=state.start_player, round=state.round_number)
-    first = _settled(state, last) or _variants(state)
+    first = _settled(state, last) or _variants(state, seat)
     return (first, reveal) if first else (reveal,)
 
 
@@ -66,9 +69,13 @@ def _settled(state: GameState, last) -> Phrase | None:
     return None
 
 
-def _variants(state: GameState) -> Phrase | None:
-    """What may happen before the reveal with side sales (R6) or exchanges (R7) on."""
-    side, exchange = state.setup.side_sales, state.setup.exchange
+def _variants(state: GameState, seat: int | None) -> Phrase | None:
+    """What may happen before the reveal: side sales when someone may sell a card (R6),
+    exchanges when someone, or on a phone its player, may still make one (R7)."""
+    kinds, seats = next_actions(state), range(len(state.players))
+    side = "side_sale" in kinds and any(_may_sell(state, seller) for seller in seats)
+    exchange = "exchange" in kinds and any(
+        _may_exchange(state, player) for player in (seats if seat is None else (seat,)))
     if side and exchange:
         template = N_("Before the reveal, a player may sell one of their cards to the others, "
                       "and each in turn from {start} may swap a card with an opponent and "
@@ -84,8 +91,34 @@ def _variants(state: GameState) -> Phrase | None:
     return Phrase(template, start=state.start_player)
 
 
-def _opening(state: GameState) -> Phrase:
-    """Who opens the lot's auction, and how: the French start player must (R9)."""
+def _may_sell(state: GameState, seller: int) -> bool:
+    """Whether the player may sell a card they hold to someone, at the lowest amount that
+    buyer may bid (R6)."""
+    hand, names = state.hands[seller], state.players
+    bids = ((buyer, lowest_bid(state.hands[buyer], state.coins[buyer]))
+            for buyer in _others(state, seller))
+    return bool(hand) and any(
+        allowed(state, SideSale(names[seller], hand[0], names[buyer], price))
+        for buyer, price in bids if price is not None)
+
+
+def _may_exchange(state: GameState, player: int) -> bool:
+    """Whether the player may still swap a card with an opponent this round (R7)."""
+    hands, names = state.hands, state.players
+    return bool(hands[player]) and any(
+        allowed(state, Exchange(names[player], hands[player][0], names[opponent],
+                                hands[opponent][0]))
+        for opponent in _others(state, player) if hands[opponent])
+
+
+def _others(state: GameState, seat: int) -> list[int]:
+    """Every seat but `seat`."""
+    return [other for other in range(len(state.players)) if other != seat]
+
+
+def _opening(state: GameState, seat: int | None = None) -> Phrase:
+    """Who opens the lot's auction, and how: the French start player must (R9), unless
+    they have no amount they may bid, which their own phone tells them."""
     opening, start = french_opening(state), state.start_player
     if opening:
         return Phrase(N_("{start} holds a 0, so must open at {opening} or more, and buys the "
@@ -97,7 +130,10 @@ def _opening(state: GameState) -> Phrase:
         return Phrase(N_("{start} sits out this auction, so {opener} opens it; then, "
                          "clockwise, each player bids higher or drops out (R3)."),
                       start=start, opener=state.players[state.auction.active[0]])
-    if state.setup.edition == "fr":  # not bound to open: no amount they may bid (R9)
+    if state.setup.edition == "fr" and seat == state.start:  # no amount they may bid (R9)
+        return Phrase(N_("You have no amount you may bid, so you do not open; then, "
+                         "clockwise, each player bids or drops out (R9)."))
+    if state.setup.edition == "fr":
         return Phrase(N_("{start} has no amount they may bid, so does not open; then, "
                          "clockwise, each player bids or drops out (R9)."), start=start)
     return Phrase(N_("{start} opens the bidding or passes; then, clockwise, each player bids "
@@ -108,6 +144,8 @@ def _turn(state: GameState, seat: int | None) -> Phrase:
     """Whose turn it is in a live auction, and what they may do (R3, R9)."""
     auction, mine = state.auction, seat == state.auction.turn
     player = state.players[auction.turn]
+    if mine and lowest_allowed(state, seat) is None:
+        return _nothing_to_bid(state, seat)
     if auction.opened:
         template = (N_("It is your turn: bid more than {high} or drop out (R3).") if mine else
                     N_("It is {player}'s turn: bid more than {high} or drop out (R3)."))
@@ -123,6 +161,16 @@ def _turn(state: GameState, seat: int | None) -> Phrase:
     template = (N_("It is your turn: open the bidding or drop out (R3).") if mine else
                 N_("It is {player}'s turn: open the bidding or drop out (R3)."))
     return Phrase(template, player=player)
+
+
+def _nothing_to_bid(state: GameState, seat: int) -> Phrase:
+    """Their turn, with no amount they may bid and can pay: a French start player who has
+    not opened does not open (R9); anyone else drops out (R3, R5)."""
+    if state.setup.edition == "fr" and seat == state.start and not state.auction.opened:
+        return Phrase(N_("It is your turn: you have no amount you may bid, so you do not "
+                         "open: drop out (R9)."))
+    return Phrase(N_("It is your turn: every amount you may bid is more than you hold, so "
+                     "drop out (R3, R5)."))
 
 
 # What a player may not bid in the lot's auction, by (said to them, digits they hold, what
@@ -148,11 +196,15 @@ _ENDINGS = {
 
 def _endings(state: GameState, seat: int, yours: bool) -> Phrase:
     """The amounts the player may not bid in the lot's auction (R3, R8, R9), said to them
-    (`yours`) or about them; or that they sit out this auction (R5, R7)."""
+    (`yours`) or about them; or, on their own phone, that they sit out this auction (R5,
+    R7) or can bid nothing (R3, R5)."""
     if yours and seat in state.excluded:
         if seat in state.exchangers:
             return Phrase(N_("You exchanged a card this round, so you sit out its auction (R7)."))
         return Phrase(N_("You bid more than you hold, so you sit out this round's auction (R5)."))
+    if yours and lowest_allowed(state, seat) is None:  # the table may not learn it (R12)
+        return Phrase(N_("You can bid nothing in this auction: every amount you may bid is "
+                         "more than you hold (R3, R5)."))
     digits = sorted(forbidden_digits(state.hands[seat]))
     floor = outbid_floor(state, seat)
     if floor:

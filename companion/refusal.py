@@ -1,4 +1,5 @@
 """The one error type of the rules core: a refusal that names the rule."""
+from .phrase import with_articles
 
 
 class Refusal(Exception):
@@ -25,7 +26,7 @@ class Refusal(Exception):
     @property
     def message(self) -> str:
         """The English message, with the rule: 'Anna holds a 4: ... (R3)'."""
-        return self.with_rule(self.text.format(**self.params))
+        return self.with_rule(with_articles(self.text, self.params).format(**self.params))
 
     def with_rule(self, body: str) -> str:
         """`body` (this refusal's text, filled in) followed by the rule it names."""

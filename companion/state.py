@@ -10,11 +10,12 @@ from .bidding import (bid_problems, digit_problem, forbidden_digits, french_open
                       money_problem, outbid_floor)
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
-from .phrase import N_, Phrase
+from .phrase import N_, Names, Phrase
 from .refusal import Refusal
 from .scoring import Score, score
 from .settlement import Settlement, settle
 from .setup import Setup
+from .unseen import Shortfall, shortfall
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,11 @@ def _reveal(state: GameState, event: Reveal) -> GameState:
     if cards[0] == cards[1]:
         raise Refusal("R1", "the lot shows the {card} twice", card=cards[0])
     family_counts, number_counts = _counted(state, cards)
-    return replace(state, lot=cards, seen=state.seen.union(cards), family_counts=family_counts,
+    seen = state.seen.union(cards)
+    short = shortfall(state.setup.families, seen, family_counts, number_counts)
+    if short:
+        raise _no_deck(cards, short)
+    return replace(state, lot=cards, seen=seen, family_counts=family_counts,
                    number_counts=number_counts, auction=_open(state, state.excluded))
 
 
@@ -175,6 +180,16 @@ def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
     return tuple(families), tuple(numbers)
+
+
+def _no_deck(lot, short: Shortfall) -> Refusal:
+    """The refusal of a reveal after which no real deck holds every card seen: a card was
+    misread (R1). Made only when refused, for the caller to raise."""
+    return Refusal("R1", "no real deck holds the {card} and the {other} with the cards seen "
+                         "before: the cards to come have room for only {room} of the {need} "
+                         "that {families} must still show, as a family shows each number once",
+                   card=lot[0], other=lot[1], room=short.room, need=short.need,
+                   families=Names(short.families))
 
 
 def settled_sale(event, before: GameState, after: GameState) -> Settlement | None:

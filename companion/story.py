@@ -1,11 +1,13 @@
 """The game's story: a few facts from its log that a table enjoys reading at the end.
 
 Each is read from the events and the states they lead to (state.fold_all), so the
-payments are the settlements the game made (R8), never worked out a second time.
+payments are the settlements the game made (R8), never worked out a second time, and its
+side sales (R6).
 """
 from dataclasses import dataclass
+from operator import attrgetter
 
-from .events import Free, Penalty, Sold
+from .events import Free, Penalty, SideSale, Sold
 from .phrase import N_, Names, Phrase, Series
 from .settlement import Settlement
 from .state import penalty_paid, settled_sale
@@ -18,24 +20,79 @@ class Sale:
     round: int
     settlement: Settlement
 
+    @property
+    def price(self) -> int:
+        return self.settlement.price
+
+    @property
+    def told(self) -> Phrase:
+        """The payment in words: 'Bert paid 5 for the lot of round 5'."""
+        return Phrase(N_("{winner} paid {price} for the lot of round {round}"),
+                      winner=self.settlement.winner, price=self.price, round=self.round)
+
+    @property
+    def buyer_and_round(self) -> Phrase:
+        """Who bought the lot, and when: 'Anna in round 3'."""
+        return Phrase(N_("{winner} in round {round}"), winner=self.settlement.winner,
+                      round=self.round)
+
+
+@dataclass(frozen=True)
+class SideDeal:
+    """A card sold before a reveal: in which round, and the side sale (R6)."""
+
+    round: int
+    sale: SideSale
+
+    @property
+    def price(self) -> int:
+        return self.sale.price
+
+    @property
+    def told(self) -> Phrase:
+        """The payment in words: 'Anna paid Bert 7 for the red 0 in a side sale of round 2'."""
+        return Phrase(N_("{buyer} paid {seller} {price} for the {card} in a side sale of round "
+                         "{round} (R6)"), buyer=self.sale.buyer, seller=self.sale.seller,
+                      price=self.price, card=self.sale.card, round=self.round)
+
 
 @dataclass(frozen=True)
 class Story:
     """The facts of a game's log."""
 
-    sales: tuple[Sale, ...]
+    payments: tuple[Sale | SideDeal, ...]  # the lots sold and the side sales, in order
     free_rounds: tuple[int, ...]  # the rounds whose lot went free (R9)
     penalties: dict[str, int]  # coins each player paid for forbidden bids (R4), if any
 
     @property
-    def dearest(self) -> Sale | None:
-        """The biggest payment: the first sale at the highest price."""
-        return max(self.sales, key=lambda sale: sale.settlement.price, default=None)
+    def sales(self) -> tuple[Sale, ...]:
+        """The lots sold (R8)."""
+        return tuple(payment for payment in self.payments if isinstance(payment, Sale))
 
     @property
-    def cheapest(self) -> Sale | None:
-        """The lot bought for the least: the first sale at the lowest price."""
-        return min(self.sales, key=lambda sale: sale.settlement.price, default=None)
+    def biggest_payment(self) -> Phrase | None:
+        """The biggest payment, for a lot or in a side sale (R6): the first at the highest
+        price. 'The biggest payment: Bert paid 5 for the lot of round 5.'"""
+        if not self.payments:
+            return None
+        dearest = max(self.payments, key=attrgetter("price"))
+        return Phrase(N_("The biggest payment: {payment}."), payment=dearest.told)
+
+    @property
+    def least_paid(self) -> Phrase | None:
+        """The lot bought for the least, or every lot tied for it: 'The lot bought for the
+        least: Anna paid 1 in round 3.'"""
+        sales = self.sales
+        if not sales:
+            return None
+        lowest = min(sale.price for sale in sales)
+        cheapest = [sale for sale in sales if sale.price == lowest]
+        if len(cheapest) > 1:
+            return Phrase(N_("The lots bought for the least, at {price} each: {lots}."),
+                          price=lowest, lots=Names(sale.buyer_and_round for sale in cheapest))
+        return Phrase(N_("The lot bought for the least: {winner} paid {price} in round "
+                         "{round}."), winner=cheapest[0].settlement.winner, price=lowest,
+                      round=cheapest[0].round)
 
     @property
     def best_take(self) -> Sale | None:
@@ -68,14 +125,16 @@ class Story:
 
 def story(events, states) -> Story:
     """The story of `events`; `states` are the state before each and after the last."""
-    sales, free_rounds, penalties = [], [], {}
+    payments, free_rounds, penalties = [], [], {}
     for event, before, after in zip(events, states, states[1:]):
         round_number = before.round_number
         sale = settled_sale(event, before, after)
         if sale is not None:
-            sales.append(Sale(round_number, sale))
+            payments.append(Sale(round_number, sale))
+        elif isinstance(event, SideSale):
+            payments.append(SideDeal(round_number, event))
         elif isinstance(event, (Sold, Free)):  # a French win at 0 is a free lot (R8.6)
             free_rounds.append(round_number)
         elif isinstance(event, Penalty) and penalty_paid(before, after):
             penalties[event.player] = penalties.get(event.player, 0) + 1
-    return Story(tuple(sales), tuple(free_rounds), penalties)
+    return Story(tuple(payments), tuple(free_rounds), penalties)

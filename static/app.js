@@ -13,6 +13,23 @@ document.addEventListener("htmx:afterRequest", (event) => {
   }
 });
 
+// The answer to a form is seen where it is read: a message for this device (a change another
+// device made first, a refusal), else the payment it brought, is scrolled into sight if it
+// landed out of it.
+document.addEventListener("htmx:afterSettle", (event) => {
+  const config = event.detail.requestConfig;
+  if (!config || config.verb !== "post") return;
+  const flashed = event.detail.xhr.getResponseHeader("HX-Retarget") === "#flash";
+  const shown = document.querySelector(flashed ? "#flash .error" : "#live .note, #live .error") ||
+    document.querySelector("#payment .payment");
+  if (shown) {
+    const box = shown.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) {
+      shown.scrollIntoView({block: "center"});
+    }
+  }
+});
+
 // A screen's live part asks for news (its hx-trigger is "poll") at the pace the server sets
 // for the game's state (data-poll, in ms: views.poll_interval), every 30 s while the page is
 // hidden, and at once when it shows again. A poll that fails is tried again on the same
@@ -45,45 +62,70 @@ document.addEventListener("visibilitychange", () => {
   }
 });
 
-// A card list that follows a player chosen in the same form (select[data-owner] names that
-// player's field): a side sale offers the seller's cards, an exchange each side's own.
+// A card list that follows a player chosen in the same form ([data-owner] names that
+// player's field): a side sale offers the seller's cards, an exchange each side's own, an
+// overbid the discards of the one who overbid. A select holds only that player's cards (a
+// phone's picker may show hidden ones); in a list of cards to tap, grouped by holder, the
+// others are hidden, and a card tapped first chooses its holder in that field.
+const cardGroups = new WeakMap();  // a select: every player's group of cards, as drawn
+
 function followOwner(cards) {
   const owner = cards.form && cards.form.elements.namedItem(cards.dataset.owner);
   const seat = owner ? owner.value : "";
-  for (const group of cards.querySelectorAll("optgroup")) {
-    const shown = seat === "" || group.dataset.seat === seat;
-    group.hidden = !shown;
-    group.disabled = !shown;
+  const follows = (group) => seat === "" || group.dataset.seat === seat;
+  if (cards.matches("select")) {
+    if (!cardGroups.has(cards)) cardGroups.set(cards, [...cards.querySelectorAll("optgroup")]);
+    const chosen = cards.value;
+    cards.querySelectorAll("optgroup").forEach((group) => group.remove());
+    cards.append(...cardGroups.get(cards).filter(follows));
+    cards.value = [...cards.options].some((option) => option.value === chosen) ? chosen : "";
+    return;
   }
-  const chosen = cards.selectedOptions[0];
-  if (chosen && chosen.parentElement.disabled) {
-    cards.value = "";
+  for (const group of cards.querySelectorAll("[data-seat]")) {
+    group.hidden = !follows(group);
+    if (group.hidden) {
+      group.querySelectorAll("input:checked").forEach((card) => { card.checked = false; });
+    }
   }
 }
 
 document.addEventListener("change", (event) => {
   const form = event.target.form;
-  if (form && event.target.name) {
-    form.querySelectorAll(`select[data-owner="${event.target.name}"]`).forEach(followOwner);
+  const holder = event.target.closest("[data-owner] [data-seat]");
+  if (holder) {
+    const cards = holder.closest("[data-owner]");
+    const owner = form.elements.namedItem(cards.dataset.owner);
+    if (owner) {
+      owner.value = holder.dataset.seat;
+      followOwner(cards);
+    }
+  } else if (form && event.target.name) {
+    form.querySelectorAll(`[data-owner="${event.target.name}"]`).forEach(followOwner);
   }
 });
 document.addEventListener("htmx:load", (event) => {
-  event.target.querySelectorAll("select[data-owner]").forEach(followOwner);
+  event.target.querySelectorAll("[data-owner]").forEach(followOwner);
 });
 
-// On the table's reveal grid, the second card chosen reveals the lot: two taps, no third on
-// the button (which stays for a browser without script). A correction's form is not sent
-// by itself: it has no hx-post.
+// On the table, a step's last choice records it: the second card of the reveal grid reveals
+// the lot (two taps), the player of a penalty books it. Their buttons stay for a browser
+// without script. A correction's form is not sent by itself: it has no hx-post.
+function complete(form) {
+  const cards = form.querySelectorAll("input[name=cards]:checked").length;
+  return form.matches(".action-penalty") || (form.matches(".action-reveal") && cards === 2);
+}
+
 document.addEventListener("change", (event) => {
   const form = event.target.form;
-  if (form && form.matches("form.action-reveal[hx-post]") && event.target.checked &&
-      form.querySelectorAll("input[name=cards]:checked").length === 2) {
+  if (form && form.matches("form.action[hx-post]") && event.target.checked && complete(form)) {
     form.requestSubmit();
   }
 });
 
-// A <details data-keep-open> the reader opened (what is still to come) stays open when a
-// poll brings a fresh live part: the same id is opened again in it.
+// What the reader set on a live part stays when a poll brings a fresh one: a <details
+// data-keep-open> opened (what is still to come) is opened again, and a phone's coins and
+// cards stay hidden (a class of the page's body, which no poll replaces, so they never
+// show in between).
 const keptOpen = new Set();
 document.addEventListener("toggle", (event) => {
   const details = event.target;
@@ -91,9 +133,16 @@ document.addEventListener("toggle", (event) => {
     if (details.open) keptOpen.add(details.id); else keptOpen.delete(details.id);
   }
 }, true);
+document.addEventListener("change", (event) => {
+  if (event.target.id === "hide-mine") {
+    document.body.classList.toggle("hiding", event.target.checked);
+  }
+});
 document.addEventListener("htmx:load", () => {
   keptOpen.forEach((id) => {
     const details = document.getElementById(id);
     if (details) details.open = true;
   });
+  const hide = document.getElementById("hide-mine");
+  if (hide) hide.checked = document.body.classList.contains("hiding");
 });

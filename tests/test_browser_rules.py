@@ -88,3 +88,30 @@ def test_a_refusal_on_a_phone_links_to_its_rule_in_french(server, phone_browser)
     follow_the_rule(phone, FRENCH)
     check_screen(phone, "rules-phone-fr")
     assert errors == []
+
+
+# Each rule link in a reference, unless it is inside a nowrap span drawn on one line that
+# starts with its '(' and ends with its ')' and any punctuation right after: what it says.
+_LOOSE_REFERENCES = r"""() => [...document.querySelectorAll("a[href*='#R']")]
+    .filter(link => /^R[\d.]+$/.test(link.textContent))
+    .filter(link => {
+        const kept = link.closest(".rule-ref");
+        return !(kept && getComputedStyle(kept).whiteSpace === "nowrap"
+                 && kept.getClientRects().length === 1
+                 && /^\(.*\)(\u00a0?[.,;:!?])?$/s.test(kept.textContent));
+    })
+    .map(link => link.parentElement.textContent.trim().slice(0, 80))"""
+
+
+@pytest.mark.parametrize("locale, language", [("en-GB", "en"), ("fr-FR", "fr")])
+def test_a_rule_reference_never_breaks_from_its_brackets_on_a_narrow_screen(server, browser,
+                                                                           locale, language):
+    """Issue 27 (6): '(R6' and ').' on two lines no more; on the rules page, 320 px wide,
+    every reference and the punctuation after it are drawn on one line."""
+    page = open_page(browser.new_context(viewport={"width": 320, "height": 700},
+                                         locale=locale),
+                     f"{server.url}/rules?edition={language}", errors := [])
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    assert page.locator(".rule-ref").count() > 20
+    assert page.evaluate(_LOOSE_REFERENCES) == []
+    assert errors == []

@@ -94,3 +94,65 @@ def test_R5_a_live_auction_whose_winner_can_no_longer_pay_asks_for_the_overbid()
                 "they discard a card and the auction starts again without them (R5)."]
     assert words(state, live=True) == expected
     assert words(state, live=True, seat=1) == expected
+
+
+def test_R6_R7_round_1_offers_no_side_sale_nor_exchange_when_nobody_holds_a_card():
+    """A side sale needs a card to sell (R6), an exchange a card to give and one to take
+    (R7): before the first lot nobody holds one."""
+    first = fold(setup(exchange=True), [])
+    reveal_1 = ("Anna is the start player: turn over the top 2 cards of the deck, the lot of "
+                "round 1 (R2).")
+    assert words(first) == words(first, seat=1) == [reveal_1]
+    one_holder = play(hands={"Anna": "red 1 blue 5"}, exchange=True)  # Anna starts
+    assert words(one_holder)[0] == ("Before the reveal, a player may put one of their cards "
+                                    "up for auction among the others; the buyer pays the "
+                                    "seller (R6).")  # nobody to swap with (R7)
+
+
+def test_R7_no_second_exchange_is_offered_nor_one_whose_turn_has_passed():
+    """Claus starts; exchanges go Claus, Anna, Bert, once each (R7)."""
+    offer = ("Before the reveal, each player in turn from Claus may swap a card with an "
+             "opponent, and then sits out this round's auction (R7).")
+    claus = play(exchange("Claus", "red 3", "Anna", "red 1"), hands=HANDS, exchange=True,
+                 side_sales=False)
+    assert words(claus, seat=2) == ["You are the start player: turn over the top 2 cards of "
+                                    "the deck, the lot of round 4 (R2)."]
+    assert words(claus)[0] == words(claus, seat=0)[0] == words(claus, seat=1)[0] == offer
+    bert = play(exchange("Claus", "red 3", "Anna", "red 1"),
+                exchange("Bert", "red 2", "Claus", "blue 7"), hands=HANDS, exchange=True,
+                side_sales=False)
+    assert len(words(bert)) == len(words(bert, seat=0)) == 1  # Anna's turn has passed
+
+
+# Anna holds a 0 and a 1 and has 1 coin: every amount she can pay ends in a number she
+# holds (R3, R5). Bert starts and holds a 2 and a 5.
+SHORT = {"Anna": "red 0 blue 1", "Bert": "red 2 blue 5"}
+
+
+def test_R3_R5_a_player_who_can_bid_nothing_is_told_so_on_their_phone_only():
+    state = play(LOT, hands=SHORT, start_coins=1)
+    nothing = ("You can bid nothing in this auction: every amount you may bid is more than you "
+               "hold (R3, R5).")
+    assert words(state, seat=0)[1] == nothing
+    assert words(state, seat=1)[1] == "You may not bid amounts ending in 2 or 5 (R3)."
+    assert words(state, live=True, seat=0)[1] == nothing
+    bert_opened = apply(apply(state, Bid("Bert", 0)), Pass("Claus"))
+    assert words(bert_opened, live=True, seat=0)[0] == (
+        "It is your turn: every amount you may bid is more than you hold, so drop out (R3, R5).")
+    # The table may not learn what Anna can pay (R12).
+    assert words(bert_opened, live=True) == [
+        "It is Anna's turn: bid more than 0 or drop out (R3).",
+        "Anna may not bid amounts ending in 0 or 1 (R3)."]
+
+
+def test_R9_a_french_start_player_who_cannot_open_is_told_so_on_the_table_and_their_phone():
+    """Anna holds a 0 and a 1 and has 1 coin: she does not open (R9)."""
+    state = fold(setup(edition="fr", start_coins=1),
+                 [reveal("red 0 blue 1"), Free(), reveal("green 4 green 7")])
+    table = ("Anna has no amount they may bid, so does not open; then, clockwise, each player "
+             "bids or drops out (R9).")
+    assert words(state)[0] == words(state, live=True)[0] == words(state, seat=1)[0] == table
+    assert words(state, seat=0)[0] == ("You have no amount you may bid, so you do not open; "
+                                       "then, clockwise, each player bids or drops out (R9).")
+    assert words(state, live=True, seat=0)[0] == (
+        "It is your turn: you have no amount you may bid, so you do not open: drop out (R9).")

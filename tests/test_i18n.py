@@ -14,7 +14,7 @@ from jinja2 import Environment
 
 from companion.cards import DEFAULT_FAMILIES
 from companion.events import Sold
-from companion.phrase import N_, Names, Phrase
+from companion.phrase import N_, Names, Phrase, article
 from companion.record import parse_event
 from companion.refusal import Refusal
 from companion.scoring import score
@@ -418,7 +418,7 @@ def test_settlement_and_tie_break_in_french(in_french):
                       hands={"Anna": "red 9 red 1", "Bert": "yellow 9 yellow 1"})
     sale = sale_preview(table, "Claus", 9)
     assert plain(say(sale.reason_phrase)) == ("Anna et Bert détiennent un 9 chacun : "
-                                       "ils se partagent 9, 4 chacun ; "
+                                       "partage de 9, 4 chacun ; "
                                        "le reliquat de 1 reste dans le pot commun")
     tied = score(PLAYERS, [cards("red 1 red 2"), cards("blue 1 blue 2"), cards("green 5")],
                  [3, 3, 1])
@@ -439,6 +439,101 @@ def test_english_is_unchanged_by_say(app):
         refusal = Refusal("R3", "{player} holds a {digit}: a bid of {amount} is forbidden",
                           player="Anna", digit=4, amount=14)
         assert say(refusal) == refusal.message == "Anna holds a 4: a bid of 14 is forbidden (R3)"
+
+
+# --- English articles: 'an 8', never 'a 8' (issue 27, 7f) ---------------------------
+
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+         "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def spoken(number: int) -> str:
+    """0 to 100 in English words: 'eighty-one'."""
+    if number == 100:
+        return "one hundred"
+    if number < 20:
+        return _ONES[number]
+    tens, ones = divmod(number, 10)
+    return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+
+
+@pytest.mark.parametrize("number", range(101))
+def test_the_article_follows_the_number_as_spoken(number):
+    """'an' before a vowel sound: eight, eleven, eighteen, eighty-...; 'one' starts with
+    a 'w' sound, so 'a one'."""
+    vowel = spoken(number)[0] in "aeiou" and not spoken(number).startswith("one")
+    assert article(number) == ("an" if vowel else "a")
+
+
+@pytest.mark.parametrize("number, expected", [(108, "a"), (180, "a"), (800, "an"),
+                                              (888, "an"), (1100, "a"), (8000, "an"),
+                                              (11_000, "an"), (18_500, "an"), (80_000, "an"),
+                                              (-8, "a")])
+def test_the_article_of_larger_numbers_follows_their_first_word(number, expected):
+    assert article(number) == expected
+
+
+def test_english_sentences_say_an_8(app):
+    """The core's English (str), say in English, and a bool or a name left alone."""
+    nobody = Phrase(N_("nobody holds a {digit}"), digit=8)
+    assert str(nobody) == "nobody holds an 8"
+    assert str(Phrase(N_("nobody holds a {digit}"), digit=7)) == "nobody holds a 7"
+    assert str(Phrase("a {word} and A {number}", word="egg", number=11)) == "a egg and An 11"
+    refusal = Refusal("R3", "{player} holds a {digit}: a bid of {amount} is forbidden",
+                      player="Anna", digit=8, amount=18)
+    with app.test_request_context("/"):
+        assert say(nobody) == "nobody holds an 8"
+        assert say(refusal) == "Anna holds an 8: a bid of 18 is forbidden (R3)"
+
+
+def test_french_keeps_its_own_words_before_a_number(in_french):
+    """'a' is French for 'has': '{player} a {coins} pièces' stays as it is."""
+    refusal = Refusal("R5", "{player} holds {coins} coins: a bid of {amount} is more than that",
+                      player="Anna", coins=8, amount=11)
+    assert plain(say(refusal)).startswith("Anna a 8 pièces")
+    assert plain(say(Phrase(N_("nobody holds a {digit}"), digit=8))) == "personne ne détient de 8"
+
+
+def test_the_pages_say_an_8(host):
+    """A refusal and a sale's preview on the table, as a player reads them."""
+    token = new_game(host)
+    play(host, token, [("reveal", "red 8", "yellow 5"), ("sold", "Anna", 3),
+                       ("reveal", "red 1", "yellow 6")])
+    assert alerts(act(host, token, "sold", "Anna", 18)) == [
+        "Anna holds an 8: a bid of 18 is forbidden (R3)."]
+    preview = text(host.get(f"/g/{token}/preview?winner=0&price=18"))
+    assert "(Nobody holds an 8: Bert and Claus share" in preview
+    assert " a 8" not in preview and " A 8" not in preview
+
+
+# --- French: a player's gender never guessed, the rulebook's verbs (issue 27, 7f) ------
+
+# 'il' only as the impersonal subject: 'il n'y a', 'il manque', 'il ne reste'.
+IMPERSONAL = re.compile(r"\b[Ii]l (?:n'y|y a|manque|ne reste|reste|faut)\b")
+
+
+def french_texts(po):
+    for message in po:
+        if message.id:
+            yield from (message.string if isinstance(message.string, tuple)
+                        else (message.string,))
+
+
+def test_french_never_calls_a_player_il(po):
+    """A player is named or addressed as 'vous', never 'il' or 'ils', nor 'exclu': who
+    plays may be a woman."""
+    guessed = [words for words in french_texts(po)
+               if re.search(r"\b[Ii]ls?\b", IMPERSONAL.sub("", words))
+               or re.search(r"\best exclue?\b", words)]
+    assert guessed == []
+
+
+def test_french_bids_with_the_rulebook_s_verbs(po):
+    """The French rulebook 'fait une offre' and 'mise une somme'; one does not 'enchérir
+    un montant'."""
+    assert [words for words in french_texts(po)
+            if re.search(r"enchérir (?:un|tout|de|aucun) montant", words)] == []
 
 
 # --- nothing shown untranslated: every page rendered in a marked pseudo-language ------

@@ -7,7 +7,7 @@ from companion.record import load_setup, parse_event
 from companion.state import fold_all
 from companion.story import story
 
-from tests.helpers import FIXTURES, reveal, setup
+from tests.helpers import FIXTURES, reveal, setup, side_sale
 from tests.web_helpers import app, host, import_record, text  # noqa: F401 (fixtures)
 
 GAME_1 = FIXTURES / "full-game-1.json"
@@ -24,10 +24,11 @@ def test_the_story_of_an_example_record_read_by_hand():
     told = story_of(events, load_setup({**record, "events": []}))
     # French rules: Bert's win at 0 in round 1 and his in round 10 are free lots (R8.6).
     assert told.free_rounds == (1, 10)
-    # Prices 4 1 4 5 5 4 1 4 3 4 3 1 1: Bert paid 5 in round 5 first, Anna 1 in round 3.
-    dearest, cheapest = told.dearest, told.cheapest
-    assert (dearest.round, dearest.settlement.winner, dearest.settlement.price) == (5, "Bert", 5)
-    assert (cheapest.round, cheapest.settlement.winner, cheapest.settlement.price) == (3, "Anna", 1)
+    # Prices 4 1 4 5 5 4 1 4 3 4 3 1 1, and 3 side sales at 1 (R6): Bert paid 5 in round 5
+    # first; the lots of rounds 3, 8, 14 and 15 were bought for 1.
+    assert str(told.biggest_payment) == "The biggest payment: Bert paid 5 for the lot of round 5."
+    assert str(told.least_paid) == ("The lots bought for the least, at 1 each: Anna in round 3, "
+                                    "Claus in round 8, Anna in round 14 and Anna in round 15.")
     # Round 14: the pot held 1 left over from round 13 and the penalty coins of Bert and
     # Claus; Anna paid 1 and Claus, with the only 1 (green 1, round 8), took 1 + 3 = 4.
     best = told.best_take
@@ -47,6 +48,26 @@ def test_a_shared_take_no_penalty_and_no_sale():
     nothing = story_of([reveal("red 0 yellow 5"), Free(), reveal("red 1 yellow 6"),
                         Penalty("Anna"), Free()], setup(start_coins=0))
     assert (nothing.sales, nothing.penalties, nothing.best_take) == ((), {}, None)
+    assert (nothing.biggest_payment, nothing.least_paid) == (None, None)
+
+
+def test_R6_a_side_sale_is_a_payment_and_may_be_the_biggest():
+    """Bert pays Anna 9 for her red 0 before round 2's reveal; no lot costs as much."""
+    told = story_of([reveal("red 0 yellow 5"), Sold("Anna", 4),
+                     side_sale("Anna", "red 0", "Bert", 9), reveal("red 1 yellow 6"),
+                     Sold("Claus", 3)])
+    assert str(told.biggest_payment) == ("The biggest payment: Bert paid Anna 9 for the red 0 "
+                                         "in a side sale of round 2 (R6).")
+    assert str(told.least_paid) == "The lot bought for the least: Claus paid 3 in round 2."
+    assert [sale.round for sale in told.sales] == [1, 2]  # a side sale sells no lot
+
+
+def test_every_lot_tied_for_the_least_is_named():
+    told = story_of([reveal("red 0 yellow 5"), Sold("Anna", 2), reveal("red 1 yellow 6"),
+                     Sold("Bert", 3), reveal("red 2 yellow 7"), Sold("Claus", 2)])
+    assert str(told.least_paid) == ("The lots bought for the least, at 2 each: Anna in round 1 "
+                                    "and Claus in round 3.")
+    assert str(told.biggest_payment) == "The biggest payment: Bert paid 3 for the lot of round 2."
 
 
 def finished_game(host) -> str:
@@ -63,7 +84,8 @@ def test_the_score_page_tells_the_story(host):
             "The most coins received in one sale: Claus took 4 when Anna bought the lot of "
             "round 14.",
             "Penalties: 13 coins went into the pot for forbidden bids (Anna 5, Bert 4, Claus 4).",
-            "The lot bought for the least: Anna paid 1 in round 3.",
+            "The lots bought for the least, at 1 each: Anna in round 3, Claus in round 8, "
+            "Anna in round 14 and Anna in round 15.",
             "2 lots went free, in rounds 1 and 10."):
         assert sentence in page
 
@@ -79,7 +101,8 @@ def test_the_story_in_french(host):
             "du tour 14.",
             "Pénalités de malédiction : 13 pièces sont allées au pot commun pour des "
             "enchères interdites (Anna 5, Bert 4, Claus 4).",
-            "Le lot acheté le moins cher : Anna a payé 1 au tour 3.",
+            "Les lots achetés le moins cher, à 1 chacun : Anna au tour 3, Claus au tour 8, "
+            "Anna au tour 14 et Anna au tour 15.",
             "2 lots sont partis gratuitement, aux tours 1 et 10."):
         assert sentence in page
 

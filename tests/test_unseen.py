@@ -143,8 +143,10 @@ def test_the_reveal_grid_offers_exactly_the_cards_that_may_still_turn_up(app, ho
     expected = {f"{families.index(family)}:{number}" for family in families
                 for number in NUMBERS if (family, number) not in seen
                 and out_families[family] < FAMILY_SIZE and out_numbers[number] < NUMBER_COPIES}
+    if count == 43:  # yellow's last 3 cards must be 0, 1 and 3: no red 0 nor red 3 (R1)
+        expected -= {"0:0", "0:3"}
     page = body(host.get(f"/g/{imported(host, count)}"))
     cells = re.findall(r'<input type="checkbox" name="cards" value="([^"]+)"\s*(disabled)?', page)
     assert len(cells) == len(families) * len(NUMBERS)
     assert {value for value, disabled in cells if not disabled} == expected
-    assert len(expected) == {22: 48, 35: 22, 43: 6}[count]  # 60 cells less those used up
+    assert len(expected) == {22: 48, 35: 22, 43: 4}[count]  # 60 cells less those used up

@@ -283,7 +283,7 @@ def test_every_change_route_is_in_the_matrix(app):
     log_changes = {"table.act", "table.undo", "table.correct", "table.remove", "player.act"}
     posts = {rule.endpoint for rule in app.url_map.iter_rules() if "POST" in rule.methods}
     others = {"host.enter_code", "host.grant", "host.revoke", "host.renew", "host.new_game",
-              "host.import_game", "player.take_seat", "player.free_seat",
+              "host.import_game", "player.take_seat", "player.free_seat", "player.leave",
               "settings.save_settings", "settings.unlock", "settings.lock", "settings.delete",
               "phones.show"}
     assert posts - others == log_changes

@@ -102,7 +102,7 @@ def test_R9_a_french_start_player_holding_a_0_is_told_to_open_at_their_lowest_le
     token = new_game(host, live="on", edition="fr")
     play(host, token, [("reveal", "red 0", "yellow 5")])
     live(host, token, "0", None, None)  # Anna opens at 0, nobody raises: a free lot
-    assert "Anna opened at 0 and nobody raised: the lot goes free (R8)" in text(
+    assert "Anna opened at 0 and nobody raised: the lot goes free (R9)" in text(
         host.get(f"/g/{token}/history"))
     anna = phone_client(app)
     join(anna, token, "Anna")  # she holds the red 0 now, and starts round 2 (R9)

@@ -66,9 +66,9 @@ OPENING = {  # the table's first sentence after the reveal, by edition (R3, R9)
 }
 OPENING_FR = {
     "en": "{start} ouvre l'enchère ou passe ; puis, dans le sens des aiguilles d'une montre, "
-          "chacun enchérit plus haut ou passe (R3).",
+          "chacun surenchérit ou passe (R3).",
     "fr": "{start} doit ouvrir l'enchère, à 0 ou plus ; puis, dans le sens des aiguilles "
-          "d'une montre, chacun enchérit plus haut ou passe (R9).",
+          "d'une montre, chacun surenchérit ou passe (R9).",
 }
 # What a player holding no card may bid, by edition: in French only the start player may
 # bid 0 (R8).
@@ -76,23 +76,25 @@ ANY_AMOUNT = {"en": "You may bid any amount you can pay (R3).",
               "fr": "You may bid any amount from 1 that you can pay (R8)."}
 RECORD = ("Nobody may bid an amount ending in the number of a card they hold; when one bidder "
           "is left, record the winner and the price (R3).")
-RECORD_FR = ("Personne ne peut enchérir un montant qui se termine par le numéro d'une carte "
-             "qu'il détient ; quand il ne reste qu'un enchérisseur, enregistrez le gagnant et "
-             "le prix (R3).")
+RECORD_FR = ("Personne ne peut miser une somme dont l'unité correspond à l'une de ses cartes ; "
+             "quand il ne reste qu'un joueur en lice, enregistrez le vainqueur et le prix (R3).")
 
 
 @pytest.mark.parametrize("edition", ["en", "fr"])
 def test_each_step_of_a_round_is_told_on_the_table_and_on_each_phone(app, host, edition):
     game = Table(app, host, edition=edition)
-    # Before the reveal: the side sale (R6), the start player, the reveal (R2).
-    assert game.table() == ROUND_START.format(start="Anna", round=1)
-    assert game.phone("Bert") == ROUND_START.format(start="Anna", round=1)
-    assert game.phone("Anna") == ROUND_START.format(start="Anna", round=1).replace(
+    # Before the first reveal nobody holds a card to sell (R6): the start player, the
+    # reveal (R2).
+    reveal = ("Anna is the start player: turn over the top 2 cards of the deck, the lot of "
+              "round 1 (R2).")
+    assert game.table() == game.phone("Bert") == f"What happens now: {reveal}"
+    assert game.phone("Anna") == f"What happens now: {reveal}".replace(
         "Anna is the start player", "You are the start player")
-    assert game.table("fr") == ROUND_START_FR.format(start="Anna", round=1)
-    assert game.phone("Anna", "fr").endswith(
-        "Vous êtes premier joueur : retournez les 2 cartes du dessus de la pioche, le lot du "
-        "tour 1 (R2).")
+    assert game.table("fr") == ("Et maintenant : Anna est premier joueur : retournez les 2 "
+                                "cartes du dessus de la pioche, le lot du tour 1 (R2).")
+    assert game.phone("Anna", "fr") == (
+        "Et maintenant : Vous êtes premier joueur : retournez les 2 cartes du dessus de la "
+        "pioche, le lot du tour 1 (R2).")
 
     # After the reveal: who opens (the French start player must, R9), what nobody may bid.
     play(host, game.token, [("reveal", "red 0", "yellow 5")])
@@ -104,8 +106,9 @@ def test_each_step_of_a_round_is_told_on_the_table_and_on_each_phone(app, host, 
     assert game.phone("Bert") == f"What happens now: {opening} {ANY_AMOUNT[edition]}"
     assert game.phone("Anna") == f"What happens now: {opening} {ANY_AMOUNT['en']}"
     assert game.phone("Bert", "fr").endswith({
-        "en": "Vous pouvez enchérir tout montant que vous pouvez payer (R3).",
-        "fr": "Vous pouvez enchérir tout montant à partir de 1 que vous pouvez payer (R8)."
+        "en": "Vous pouvez miser n'importe quelle somme dans la limite de votre bourse (R3).",
+        "fr": "Vous pouvez miser n'importe quelle somme à partir de 1, dans la limite de votre "
+              "bourse (R8)."
     }[edition])
 
     # After the sale: the payment shown above (R8), then the next round's reveal.
@@ -125,13 +128,13 @@ def test_each_step_of_a_round_is_told_on_the_table_and_on_each_phone(app, host, 
     play(host, game.token, [("reveal", "red 1", "yellow 6")])
     assert game.phone("Anna").endswith("You may not bid amounts ending in 0 or 5 (R3).")
     assert game.phone("Anna", "fr").endswith(
-        "Vous ne pouvez pas enchérir de montant se terminant par 0 ou 5 (R3).")
+        "Vous ne pouvez pas miser de somme se terminant par 0 ou 5 (R3).")
     if edition == "fr":
         assert game.table() == ("What happens now: Anna holds a 0, so must open at 1 or more, "
                                 f"and buys the lot if nobody raises (R9). {RECORD}")
         assert game.table("fr").startswith(
-            "Et maintenant : Anna détient un 0 : il doit donc ouvrir à 1 ou plus, et achète le "
-            "lot si personne ne surenchérit (R9).")
+            "Et maintenant : Anna détient un 0, doit donc ouvrir à 1 ou plus, et achète le lot "
+            "si personne ne surenchérit (R9).")
     else:
         assert game.table() == f"What happens now: {OPENING['en'].format(start='Anna')} {RECORD}"
 
@@ -149,6 +152,7 @@ def test_each_step_of_a_round_is_told_on_the_table_and_on_each_phone(app, host, 
     # A side sale is not a round's result: the round start is told again (R6).
     play(host, game.token, [("side_sale", "Bert", "red 1", "Anna", 2)])
     assert game.table() == ROUND_START.format(start="Bert", round=4)
+    assert game.table("fr") == ROUND_START_FR.format(start="Bert", round=4)
 
 
 @pytest.mark.parametrize("record", ["full-game-1.json", "full-game-2.json"])

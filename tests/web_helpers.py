@@ -181,6 +181,7 @@ def text(page) -> str:
     """What a reader sees: the page without tags, entities decoded, spaces collapsed."""
     content = re.sub(r"<(script|style)\b.*?</\1>", " ", body(page), flags=re.S)
     content = re.sub(r'<a class="rule" [^>]*>([^<]*)</a>', r"\1", content)  # within a line
+    content = re.sub(r'<span class="rule-ref">([^<]*)</span>', r"\1", content)  # "(R5)."
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", content)).split())
 
 

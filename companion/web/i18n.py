@@ -20,7 +20,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..cards import DEFAULT_FAMILIES, Card
-from ..phrase import N_, Either, Names, Phrase, Series
+from ..phrase import N_, PARAMETER, Either, Names, Phrase, Series, with_articles
 from ..refusal import Refusal
 from .assets import serves_asset
 
@@ -204,16 +204,24 @@ def _fill(template: str, params: dict) -> str:
 def _format(template: str, values: dict) -> str:
     """The translated template filled in; a translation that does not fit falls back to English."""
     try:
-        return elide(catalog().ugettext(template), values).format(**values)
+        return fitted(catalog().ugettext(template), values).format(**values)
     except (KeyError, IndexError, ValueError, AttributeError):
-        return template.format(**values)
+        return with_articles(template, values).format(**values)
+
+
+def fitted(text: str, values: dict) -> str:
+    """A text in the request's language fitted to the values that fill it in: English
+    'an' before 8, 11 or 18 (`with_articles`), French elisions before a name (`elide`)."""
+    if current_language() == "en":
+        return with_articles(text, values)
+    return elide(text, values)
 
 
 # French elides de, que, le, la and je before a name that starts with a vowel: 'la place
 # d'Anna', not 'de Anna'. A name beginning with h is left alone (aspirated or not, it cannot
 # be told from the spelling).
 _ELIDED = {"de": "d'", "que": "qu'", "le": "l'", "la": "l'", "je": "j'"}
-_BEFORE_NAME = re.compile(r"\b(de|que|le|la|je) (\{(\w+)\}|%\((\w+)\)s)", re.IGNORECASE)
+_BEFORE_NAME = re.compile(r"\b(de|que|le|la|je) " + PARAMETER, re.IGNORECASE)
 _VOWELS = set("aeiouyàâäéèêëîïôöùûüœæ")
 
 
@@ -235,15 +243,15 @@ def elide(template: str, values: dict) -> str:
 
 @pass_context
 def _template_gettext(context, string: str, **variables):
-    """The templates' gettext (Jinja's newstyle, as Flask-Babel installs it) with elision."""
-    text = elide(catalog().ugettext(string), variables)
+    """The templates' gettext (Jinja's newstyle, as Flask-Babel installs it), `fitted`."""
+    text = fitted(catalog().ugettext(string), variables)
     return (Markup(text) if context.eval_ctx.autoescape else text) % variables
 
 
 @pass_context
 def _template_ngettext(context, singular: str, plural: str, number: int, **variables):
     variables.setdefault("num", number)
-    text = elide(catalog().ungettext(singular, plural, number), variables)
+    text = fitted(catalog().ungettext(singular, plural, number), variables)
     return (Markup(text) if context.eval_ctx.autoescape else text) % variables
 
 

@@ -66,6 +66,17 @@ def free_seat(token, seat):
     return redirect(url_for("table.table", token=token), 303)
 
 
+@blueprint.post("/g/<token>/me/leave")
+def leave(token):
+    """A phone that changes hands gives up its seat (confirmed on its screen): another
+    phone may take it, and this one only watches."""
+    seat = seat_of(game_or_404(token))  # a seated phone's alone (roles.ROUTES)
+    store().free_seat(token, seat)
+    session["seats"] = {game: held for game, held in session.get("seats", {}).items()
+                        if game != token}
+    return redirect(url_for("player.join", token=token), 303)
+
+
 @blueprint.get("/g/<token>/me")
 def me(token):
     game = game_or_404(token)
@@ -96,10 +107,9 @@ def check(token):
         return render_template("_check.html", check=None)
     if seat is None:
         return render_template("_check.html", check=None)
-    auction = game.state.auction
-    high = auction.high if auction is not None and auction.touched else None
     name = game.setup.players[seat]
-    check = views.check_bid(game.state, name, amount, views.SHOWN, high=high)
+    check = views.check_bid(game.state, name, amount, views.SHOWN,
+                            live=games.auction_running(game))
     return render_template("_check.html", check=check, name=name, game=game)
 
 

@@ -45,6 +45,7 @@ ROUTES = {
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,
+    "player.leave": SEATED,
 }
 # In a live auction these name a bidder; a phone records them only for its own seat (R3-R5).
 BIDDER_EVENTS = (Bid, Pass, Penalty, Overbid)

@@ -5,7 +5,8 @@ The page is the same for every device: it is rendered once per language and edit
 (the game's edition, highlighted; none for the page on its own) and kept. References
 are linked in one place, `linking`, which the templates' text filters go through; the
 same texts stay plain wherever they are not HTML (error answers in plain text, the
-`replay` command, the game record).
+`replay` command, the game record). A linked reference never breaks across lines, nor
+from the punctuation after it (`unbreakable`, also over the rules page's own links).
 """
 import re
 
@@ -23,8 +24,13 @@ from .security import csrf_token
 blueprint = Blueprint("rules", __name__)
 
 # "(R5)", "(R8.6)", "(R5/R7)", "(R3, R9)": a reference in brackets, each of its rules linked.
-_REFERENCE = re.compile(r"\((R\d+(?:\.\d+)?(?:(?:/|, ?)R\d+(?:\.\d+)?)*)\)")
 _RULE = re.compile(r"R\d+(?:\.\d+)?")
+_REFERENCE = re.compile(rf"\(({_RULE.pattern}(?:(?:/|, ?){_RULE.pattern})*)\)")
+# The same once linked, with the punctuation right after it: '(<a …>R5</a>).', and in
+# French, after a no-break space, '(<a …>R6</a>)&#160;:'.
+_LINKED_RULE = rf"<a [^>]*>{_RULE.pattern}</a>"
+_LINKED = re.compile(rf"\({_LINKED_RULE}(?:(?:/|,\s*){_LINKED_RULE})*\)"
+                     r"(?:[.,;:!?]|(?:\u00a0|&#160;)[:;!?])?")
 
 
 @blueprint.get("/rules")
@@ -62,7 +68,15 @@ def linked(text, href: str) -> Markup:
         return "(" + _RULE.sub(lambda rule: f'<a class="rule" href="{href}#{rule.group(0)}">'
                                f"{rule.group(0)}</a>", reference.group(1)) + ")"
 
-    return Markup(_REFERENCE.sub(link, str(escape(text))))
+    return unbreakable(_REFERENCE.sub(link, str(escape(text))))
+
+
+def unbreakable(html) -> Markup:
+    """`html` with each linked rule reference, its brackets and the punctuation after it
+    kept on one line: '<span class="rule-ref">(<a …>R6</a>).</span>' (a link is a box of
+    its own, and a line could break on either side of it)."""
+    return Markup(_LINKED.sub(lambda reference: f'<span class="rule-ref">{reference.group(0)}'
+                              "</span>", str(html)))
 
 
 def linking(words):
@@ -78,8 +92,9 @@ def init(app) -> None:
     """The page, its link for every screen, and the templates' text filters: `say` for a
     text on its own, `words` for a text within a sentence of the template's, `ruled` for a
     template's own text that cites a rule, `plain` for a text on its own where no link
-    may go (a button's label)."""
+    may go (a button's label), `unbreakable` for the rules page's own links."""
     app.register_blueprint(blueprint)
     app.jinja_env.globals["rules_url"] = rules_url
     app.jinja_env.filters.update(say=linking(say_sentence), words=linking(say),
-                                 ruled=linking(lambda text: text), plain=say_sentence)
+                                 ruled=linking(lambda text: text), plain=say_sentence,
+                                 unbreakable=unbreakable)

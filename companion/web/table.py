@@ -260,7 +260,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), **access(game), **joining(game),
                 players=views.players(game),
                 grid=None if state.lot else views.reveal_grid(game, state), held=held,
-                to_come=views.ToCome(game),
+                to_come=views.ToCome(game), seats_open=views.seats_open(game),
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
                 stalled=stalled, warning=views.refused_bid(error),

@@ -9,9 +9,10 @@ from ..events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty, 
                       Sold)
 from ..games import Game, actions, actions_at, auction_running
 from ..guide import what_now
+from ..legality import refusal
 from ..phrase import N_, Names, Phrase, Series
 from ..refusal import Refusal
-from ..state import (GameState, must_open, penalty_paid, result_refusal,
+from ..state import (GameState, must_open, penalty_paid, replace, result_refusal,
                      sale_preview, settled_sale)
 from ..unseen import Unseen, rounds_left, unseen, worth
 from .forms import card_value
@@ -190,6 +191,11 @@ def table_actions(game: Game) -> frozenset[str]:
     return actions(game) | ({"undo"} if game.events else set())
 
 
+def seats_open(game: Game) -> bool:
+    """Whether a seat is still free: the screens then show how to join, large."""
+    return len(game.seats) < len(game.setup.players)
+
+
 def kinds_at(game: Game, index: int) -> list[str]:
     """The kinds of action a correction may put in place of event `index`, its own first."""
     own = game.events[index].kind
@@ -266,13 +272,36 @@ def visible_problems(state: GameState, name: str, amount: int, purse: str,
 
 
 def check_bid(state: GameState, name: str, amount: int, purse: str,
-              high: int | None = None) -> BidCheck:
-    """Every reason the bid is not allowed, and the payment it would bring."""
-    problems = visible_problems(state, name, amount, purse, high)
+              live: bool = False) -> BidCheck:
+    """Whether the bid is allowed, as a submission of it would be told (`bid_refusals`),
+    and the payment it would bring."""
+    problems = bid_refusals(state, name, amount, purse, live)
     sale = sale_preview(state, name, amount)
     if sale is None:
         return BidCheck(problems, FREE_AT_ZERO, None, purse == UNKNOWN)
     return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase, purse == UNKNOWN)
+
+
+def bid_refusals(state: GameState, name: str, amount: int, purse: str,
+                 live: bool = False) -> list[Refusal]:
+    """Why `name` may not bid `amount` now: the refusal the rules core gives the event a
+    submission would be, tried on the state, the live bid (`live`) or the sale of the lot;
+    before the reveal, when neither can be made, the rules of the amount alone (R3, R5, R7,
+    R8). Where the screen may not learn the player's money (R12), the rules are asked as
+    if they could pay it, so that nothing else goes unsaid."""
+    if purse == UNKNOWN:
+        state = _able_to_pay(state, state.setup.seat(name), amount)
+    if not state.lot and not state.finished:
+        return bid_problems(state, name, amount)
+    found = refusal(state, Bid(name, amount) if live else Sold(name, amount))
+    return [] if found is None else [found]
+
+
+def _able_to_pay(state: GameState, seat: int, amount: int) -> GameState:
+    """`state` with the player in `seat` holding at least `amount` coins."""
+    coins = list(state.coins)
+    coins[seat] = max(coins[seat], amount)
+    return replace(state, coins=tuple(coins))
 
 
 @dataclass(frozen=True)
@@ -373,7 +402,7 @@ def describe(game: Game, index: int) -> Phrase:
     event, before, after = game.events[index], game.state_at(index), game.state_at(index + 1)
     auction = before.auction
     if isinstance(event, Free) and auction is not None and auction.high == 0:
-        return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R8)"),
+        return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R9)"),
                       player=game.setup.players[auction.leader])
     paid = not isinstance(event, Penalty) or penalty_paid(before, after)
     return describe_event(game, event, paid)
