@@ -42,6 +42,13 @@ class Phrase:
         return f"Phrase({self.template!r}, **{self.params!r})"
 
 
+class Family(str):
+    """A family's name as the rules core says it: a shell may show the six default names
+    in its own language."""
+
+    __slots__ = ()
+
+
 class Names(tuple):
     """Names joined with 'and': 'Anna', 'Anna and Bert', 'Anna, Bert and Claus'.
 

@@ -10,7 +10,7 @@ from .bidding import (bid_problems, digit_problem, forbidden_digits, french_open
                       money_problem, outbid_floor)
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
-from .phrase import N_, Names, Phrase
+from .phrase import N_, Family, Names, Phrase
 from .refusal import Refusal
 from .scoring import Score, score
 from .settlement import Settlement, settle
@@ -175,7 +175,7 @@ def _counted(state: GameState, lot) -> tuple[tuple[int, ...], tuple[int, ...]]:
         number_count = numbers[card.number]
         if family_count > FAMILY_SIZE:
             raise Refusal("R1", "this would be card {count} of the {family} family, which has {size}",
-                          count=family_count, family=card.family, size=FAMILY_SIZE)
+                          count=family_count, family=Family(card.family), size=FAMILY_SIZE)
         if number_count > NUMBER_COPIES:
             raise Refusal("R1", "this would be the {count}th card numbered {number}: there are {copies}",
                           count=number_count, number=card.number, copies=NUMBER_COPIES)
@@ -189,7 +189,7 @@ def _no_deck(lot, short: Shortfall) -> Refusal:
                          "before: the cards to come have room for only {room} of the {need} "
                          "that {families} must still show, as a family shows each number once",
                    card=lot[0], other=lot[1], room=short.room, need=short.need,
-                   families=Names(short.families))
+                   families=Names(Family(name) for name in short.families))
 
 
 def settled_sale(event, before: GameState, after: GameState) -> Settlement | None:

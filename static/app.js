@@ -136,6 +136,8 @@ document.addEventListener("toggle", (event) => {
 document.addEventListener("change", (event) => {
   if (event.target.id === "hide-mine") {
     document.body.classList.toggle("hiding", event.target.checked);
+    document.cookie = event.target.checked ? "hiding=1; path=/; SameSite=Strict"
+                                           : "hiding=; path=/; SameSite=Strict; max-age=0";
   }
 });
 document.addEventListener("htmx:load", () => {

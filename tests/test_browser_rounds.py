@@ -82,7 +82,7 @@ FRENCH = Words(
     allowed_secret="Autorisé si {name} peut payer : l'argent est secret, cet appareil ne peut pas "
                    "le savoir (R12).",
     if_won="Si l'enchère est remportée à ce prix :", sold="Vendu",
-    penalty="Maudit (offre interdite)", penalty_by="Offre interdite de",
+    penalty="Pénalité (offre interdite)", penalty_by="Offre interdite de",
     free="Personne n'enchérit : le premier joueur prend le lot", coins="{n} pièces",
     last_payment="Dernier paiement : {payment}")
 

@@ -224,7 +224,7 @@ def test_the_tv_view_shows_a_game_of_five_on_one_screen(server, browser, window,
 def test_a_phone_that_changes_hands_hides_its_money_and_leaves_its_seat(
         server, phone_browser):
     """One tap hides Bert's coins and cards (money is secret, R12), and they stay hidden as
-    the screen follows the game; "Leave this seat", confirmed, frees the seat for another
+    the screen follows the game and after a reload; "Leave this seat", confirmed, frees the seat for another
     phone."""
     client = server.app.test_client()
     token = new_game(client)
@@ -246,7 +246,12 @@ def test_a_phone_that_changes_hands_hides_its_money_and_leaves_its_seat(
     expect(me.locator(".me .cards")).to_be_hidden()
     assert taps.count == 1
     shot(me, "phone-hidden")
+    me.reload()  # hidden from the first paint, and the box still ticked
+    expect(me.get_by_text("Your coins and cards are hidden.")).to_be_visible()
+    expect(coins).to_be_hidden()
     press(me.get_by_role("checkbox", name="Hide my coins and cards"))
+    expect(coins).to_be_visible()
+    me.reload()
     expect(coins).to_be_visible()
 
     press(me.get_by_text("Leave this seat", exact=True))

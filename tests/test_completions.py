@@ -277,3 +277,15 @@ def test_the_reveal_grid_offers_only_what_some_real_deck_allows(app, host):
     cells = re.findall(r'<input type="checkbox" name="cards" value="([^"]+)"\s*(disabled)?', page)
     # red is family 0, yellow 1: red 1, yellow 0, yellow 1 and yellow 3; not red 0 or red 3
     assert {value for value, disabled in cells if not disabled} == {"0:1", "1:0", "1:1", "1:3"}
+
+
+def test_the_refusal_names_the_families_in_the_language_of_the_screen(app, host):
+    """R1's refusal in French names the cards and the families in French, not 'yellow'."""
+    host.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
+    response = import_record(host, json.dumps(misread_record()).encode())
+    assert response.status_code == 422
+    told = " ".join(alerts(response))
+    assert ("aucun vrai jeu ne contient la carte jaune 3 et la carte rouge 0 avec les cartes "
+            "déjà vues : les cartes à venir n'ont de place que pour 1 des 2 numéros encore "
+            "attendus en jaune") in told, told
+    assert "yellow" not in told

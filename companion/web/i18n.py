@@ -20,7 +20,7 @@ from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ..cards import DEFAULT_FAMILIES, Card
-from ..phrase import N_, PARAMETER, Either, Names, Phrase, Series, with_articles
+from ..phrase import N_, PARAMETER, Either, Family, Names, Phrase, Series, with_articles
 from ..refusal import Refusal
 from .assets import serves_asset
 
@@ -180,6 +180,8 @@ def say(value) -> str:
         return _joined(value, N_("{names} or {last}"))
     if isinstance(value, Series):
         return ", ".join(say(item) for item in value)
+    if isinstance(value, Family):
+        return family_label(value)
     return "" if value is None else str(value)
 
 
@@ -281,7 +283,7 @@ def english_families(names) -> list[str]:
 
 
 def _param(key: str, value):
-    if isinstance(value, (Refusal, Phrase, Names, Either, Series)):
+    if isinstance(value, (Refusal, Phrase, Names, Either, Series, Family)):
         return say(value)
     if isinstance(value, Card):
         return f"{family_label(value.family)} {value.number}"

@@ -12,7 +12,7 @@ from ..events import Bid, Pass
 from .forms import parse_amount, whole
 from .changes import change
 from .pages import game_or_404, live_or_204, store
-from .rendered import screen
+from .rendered import hiding, screen
 from .roles import access, device, is_host, seat_of, why_not_record
 
 blueprint = Blueprint("player", __name__)
@@ -140,9 +140,11 @@ def _context(game, error=None, note=None, values=None) -> dict:
     players = views.players(game, seat)
     auction = views.auction_view(game)
     warning = views.refused_bid(error) if why_not_record(game) is None else None
+    hides = hiding()
     return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
                 best=views.best_bid(state, seat), players=players,
                 standing=views.standing(state, seat), to_come=views.ToCome(game, seat),
                 auction=auction, error=error, note=note, values=values or {},
                 warning=warning, held_by_turn=views.held_cards(game, state).owners[seat:seat + 1],
-                guide=views.guide(game, seat))
+                guide=views.guide(game, seat), hiding=hides,
+                body_class="hiding" if hides else "")

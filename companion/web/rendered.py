@@ -2,7 +2,7 @@
 to every device that shows the same: the table's screens, the TV view, a seat's phone.
 
 What differs from one device to the next is in the key (whether it is a host device,
-which seat it holds, the language, whether htmx asked) or is put in at the last moment
+which seat it holds, the language, whether htmx asked, whether it hides its money) or is put in at the last moment
 (its CSRF token: rendered as a placeholder, a hole in the kept HTML that each device's
 answer fills, see compress.Holed, which also compresses the kept HTML once). A page with a
 message for one device (a refusal, a lost race) is rendered for it alone. Only the
@@ -100,7 +100,17 @@ def _key(game, template: str) -> tuple:
     arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
                              if name != "v")) if request.method == "GET" else ()
     return (template, current_language(), request.headers.get("HX-Request") == "true",
-            here.host, here.seat, arguments)
+            here.host, here.seat, hiding(), arguments)
+
+
+# The cookie static/app.js sets while a phone hides its owner's coins and cards (R12), so
+# that a reload shows them hidden from the first paint.
+HIDING = "hiding"
+
+
+def hiding() -> bool:
+    """Whether this device hides its owner's coins and cards."""
+    return request.cookies.get(HIDING) == "1"
 
 
 class Parts:
