@@ -77,8 +77,8 @@ sys.path.insert(0, str(ROOT))  # run as python bench/cafe.py: bench is a package
 from bench import serving
 from bench.devices import HTMX, TIMEOUT, Device, Failed, Live, live, take_seat
 from bench.faults import Form, expect, forms
-from companion.record import load_setup, parse_event
-from companion.serve import waitress_options
+from companion.rules.record import load_setup, parse_event
+from companion.server.serve import waitress_options
 from companion.web.forms import form_values
 
 RECORDS = sorted(path for path in (ROOT / "tests" / "fixtures").glob("full-game-*.json")

@@ -32,10 +32,10 @@ import timeit
 from functools import partial
 from pathlib import Path
 
-from companion import games
-from companion.events import Penalty
-from companion.record import dump_event
-from companion.store import Store
+from companion.rules.events import Penalty
+from companion.rules.record import dump_event
+from companion.store import games
+from companion.store.sqlite import Store
 
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
 OPENING = 7  # the first two rounds

@@ -63,9 +63,9 @@ from urllib.parse import urlencode
 
 from werkzeug.datastructures import MultiDict
 
-from companion.record import dump_event, fold_record, load_setup, loads
-from companion.refusal import Refusal
-from companion.setup import Setup
+from companion.rules.record import dump_event, fold_record, load_setup, loads
+from companion.rules.refusal import Refusal
+from companion.rules.setup import Setup
 from companion.web.forms import parse_action
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import timeit
 from dataclasses import asdict
 from pathlib import Path
 
-from companion.games import Options
+from companion.store.games import Options
 from companion.web import create_app
 
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-1.json"

@@ -21,7 +21,7 @@ import sys
 import timeit
 from pathlib import Path
 
-from companion.record import fold_record
+from companion.rules.record import fold_record
 
 DEFAULT_RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
 COUNTED_RUNS = 300  # replays counted with --instructions

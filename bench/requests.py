@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from companion import games
-from companion.record import load_setup, parse_event
+from companion.rules.record import load_setup, parse_event
+from companion.store import games
+from companion.store.cache import GameCache
 from companion.web import create_app
 from companion.web.forms import form_values
-from companion.web.rendered import Parts, Rendered
-from companion.cache import GameCache
+from companion.web.render.rendered import Parts, Rendered
 
 RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
 PHONE = {"REMOTE_ADDR": "198.18.0.2"}

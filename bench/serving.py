@@ -1,5 +1,5 @@
 """The servers the benchmarks time, each in a process of its own, on 127.0.0.1 with the
-table's waitress configuration (companion.serve):
+table's waitress configuration (companion.server.serve):
 
     python bench/serving.py bare
     python bench/serving.py companion DATA_DIR [--game RECORD] [--processes N]
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from flask import Flask
 
-from companion import games
-from companion.serve import bind, create_server, serve_processes, waitress_options
+from companion.server.serve import bind, create_server, serve_processes, waitress_options
+from companion.store import games
 from companion.web import create_app
 
 HOST = "127.0.0.1"

@@ -2,7 +2,7 @@
 
     python bench/stall.py [--idle 300] [--trickle 50] [--polls 20]
 
-Starts the table server with its waitress configuration (companion.serve) on a free
+Starts the table server with its waitress configuration (companion.server.serve) on a free
 port of 127.0.0.1, in a process of its own; opens IDLE connections that send nothing
 and TRICKLE connections that send a request one header line every 3 seconds, never
 finishing it; then times POLLS polls that find nothing new (204), from another client
@@ -71,8 +71,8 @@ def main(argv=None) -> None:
 
 def _serve(data_dir: str) -> None:
     """The server process: a game to poll, and the table's waitress, until stopped."""
-    from companion import games
-    from companion.serve import create_server, waitress_options
+    from companion.store import games
+    from companion.server.serve import create_server, waitress_options
     from companion.web import create_app
 
     app = create_app(data_dir)

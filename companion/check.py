@@ -11,9 +11,9 @@ import sqlite3
 from contextlib import closing, suppress
 from pathlib import Path
 
-from .network import DEFAULT_PORT
-from .serve import CannotListen, bind, is_loopback, listen_on, offers
-from .store import DATABASE, StorageFault, check_files
+from companion.server.network import DEFAULT_PORT
+from companion.server.serve import CannotListen, bind, is_loopback, listen_on, offers
+from companion.store.sqlite import DATABASE, StorageFault, check_files
 
 REACH_TIMEOUT = 2.0  # seconds to wait for this machine's own answer through an address
 

@@ -4,10 +4,10 @@ import json
 import os
 import sys
 
-from .network import DEFAULT_PORT
-from .record import fold_record, loads
-from .refusal import Refusal
-from .replay import replay_json, replay_text
+from companion.rules.record import fold_record, loads
+from companion.rules.refusal import Refusal
+from companion.rules.replay import replay_json, replay_text
+from companion.server.network import DEFAULT_PORT
 
 
 def main(argv=None) -> int:
@@ -52,8 +52,8 @@ def _serve(args) -> int:
     """Imported here so that `replay` does not load the web stack. A port, an address, a
     data directory or a database that cannot be used stops the start with one line saying
     why."""
-    from .serve import CannotListen, serve
-    from .store import StorageFault
+    from companion.server.serve import CannotListen, serve
+    from companion.store.sqlite import StorageFault
 
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes)

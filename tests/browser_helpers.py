@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.loop import Sockets, Turns
-from companion.serve import create_server, waitress_options
+from companion.server.loop import Sockets, Turns
+from companion.server.serve import create_server, waitress_options
 from tests.web_helpers import make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -91,7 +91,7 @@ class Waitress:
         self.thread.start()
 
     def _serve(self) -> None:
-        """The table server's own loop (companion/loop.py), a turn at a time."""
+        """The table server's own loop (companion/server/loop.py), a turn at a time."""
         turns = Turns(self.sockets)
         try:
             while not self.stopping.is_set():

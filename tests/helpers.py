@@ -1,6 +1,6 @@
 """Small builders for the tests: cards and events from short text, tables set by events.
 
-Everything goes through `companion.state.fold`, so a state built here is one a real
+Everything goes through `companion.rules.state.fold`, so a state built here is one a real
 table could reach. Cards are written "red 7"; hands "red 7 blue 5" (two cards).
 """
 import copy
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.cards import DEFAULT_FAMILIES, Card
-from companion.events import Exchange, Free, Overbid, Reveal, SideSale, Sold
-from companion.refusal import Refusal
-from companion.setup import Setup
-from companion.state import apply, fold
+from companion.rules.cards import DEFAULT_FAMILIES, Card
+from companion.rules.events import Exchange, Free, Overbid, Reveal, SideSale, Sold
+from companion.rules.refusal import Refusal
+from companion.rules.setup import Setup
+from companion.rules.state import apply, fold
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = sorted(path for path in FIXTURES.glob("*.json") if not path.name.endswith(".expected.json"))

@@ -1,7 +1,7 @@
 """Hypothesis strategies: random LEGAL games of Templari (R1-R9), built step by step.
 
 Each step is chosen among the actions the rules allow at that moment (worked out here,
-independently of the core's own checks), then applied with `companion.state.apply`;
+independently of the core's own checks), then applied with `companion.rules.state.apply`;
 a legal action the core refuses fails the test that drew it.
 
     from tests.strategies import games
@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from companion.cards import DEFAULT_FAMILIES, ROUNDS, Card
-from companion.events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
-from companion.refusal import Refusal
-from companion.setup import Setup
-from companion.state import GameState, apply, new_game
+from companion.rules.cards import DEFAULT_FAMILIES, ROUNDS, Card
+from companion.rules.events import Exchange, Free, Overbid, Penalty, Reveal, SideSale, Sold
+from companion.rules.refusal import Refusal
+from companion.rules.setup import Setup
+from companion.rules.state import GameState, apply, new_game
 
 NAMES = ("Anna", "Bert", "Claus", "Dieter", "Eva", "李", "Zoë")
 FRENCH_FAMILIES = ("rouge", "jaune", "vert", "bleu", "violet", "noir")

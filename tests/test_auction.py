@@ -2,11 +2,11 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from companion.events import Bid, Free, Pass, Penalty, Sold
-from companion.record import dump_record, fold_record
-from companion.refusal import Refusal
-from companion.replay import replay_text
-from companion.state import apply, auction_result, fold, result_refusal
+from companion.rules.events import Bid, Free, Pass, Penalty, Sold
+from companion.rules.record import dump_record, fold_record
+from companion.rules.refusal import Refusal
+from companion.rules.replay import replay_text
+from companion.rules.state import apply, auction_result, fold, result_refusal
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 LOT = reveal("red 1 blue 5")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from companion import games
-from companion.events import Bid, Pass
+from companion.rules.events import Bid, Pass
+from companion.store import games
 from tests.browser_helpers import (PHONE, TABLE, WAIT, check_screen, loose, open_page,
                                    press)
 from tests.web_helpers import PLAYERS

@@ -73,7 +73,7 @@ def test_a_refusal_on_the_laptop_links_to_its_rule_in_english(server, browser):
     follow_the_rule(table, ENGLISH)
     check_screen(table)
     ARTIFACTS.mkdir(exist_ok=True)
-    # What the window shows of the page, as docs/rules.png in the README.
+    # What the window shows of the page, as docs/rules.png in docs/playing.md.
     table.screenshot(path=ARTIFACTS / "rules.png", clip=dict(x=0, y=0, width=840, height=800))
     assert errors == []
 

@@ -8,8 +8,8 @@ every seat is taken.
 "In sight" is measured as a player sees it, without scrolling: the element's box is wholly
 inside the window, and nothing covers it (the element the browser finds at its centre is
 it, or inside it). Each test also passes browser_helpers.check_screen (no sideways scroll,
-44 px targets and 16 px text at 360 px, every control named); the README's screenshots in
-docs/ are refreshed from here."""
+44 px targets and 16 px text at 360 px, every control named); the screenshots of the README
+and docs/playing.md are refreshed from here."""
 import re
 import shutil
 from pathlib import Path
@@ -47,7 +47,7 @@ def in_sight(page, selector) -> None:
 
 
 def shot(page, name: str, docs: str | None = None) -> None:
-    """check_screen's screenshot of what the window shows; with `docs`, also the README's."""
+    """check_screen's screenshot of what the window shows; with `docs`, also docs/'s."""
     check_screen(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"{name}.png")
@@ -74,7 +74,7 @@ def lowest_bid(client, token, or_pass=False) -> None:
 
 def turn(app, token) -> str:
     """Whose turn it is in the live auction."""
-    from companion import games
+    from companion.store import games
     game = games.load(app.config["STORE"], token)
     return game.setup.players[game.state.auction.turn]
 

@@ -1,6 +1,6 @@
 """What is still to come on a 360 px phone (issue 14): behind its summary, readable with no
 sideways scroll, what each family would add to the phone's player, and still open when the
-table records the next round. Its screenshot is the README's docs/unseen.png."""
+table records the next round. Its screenshot is docs/playing.md's docs/unseen.png."""
 import json
 
 import pytest

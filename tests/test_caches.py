@@ -4,9 +4,9 @@ showing the same gets, with its own CSRF token; several servers on one data dire
 each other's changes."""
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from companion import games
-from companion.record import dump_record, parse_event
-from companion.web.rendered import Parts, Rendered
+from companion.rules.record import dump_record, parse_event
+from companion.store import games
+from companion.web.render.rendered import Parts, Rendered
 from tests.strategies import games as legal_games
 from tests.web_helpers import (FIRST_SALE, GAME, act, find_form, join, make_app, new_game,
                                page_headers, phone_client, play, stamp, text)

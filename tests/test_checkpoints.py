@@ -1,4 +1,4 @@
-"""A game keeps a few states along its log (companion/checkpoints.py) and a change folds
+"""A game keeps a few states along its log (companion/store/checkpoints.py) and a change folds
 from the one nearest to it, and stops where it meets the old log again: every change
 still gives the game, or the refusal, that folding the whole log from the start gives."""
 from unittest import mock
@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import checkpoints, games
-from companion.events import Free, Penalty, Sold
-from companion.record import dump_record, fold_record, load_setup, parse_event
-from companion.refusal import Refusal
-from companion.state import apply, apply_at, auction_result, fold_all, settled_sale
-from companion.store import Store
+from companion.rules.events import Free, Penalty, Sold
+from companion.rules.record import dump_record, fold_record, load_setup, parse_event
+from companion.rules.refusal import Refusal
+from companion.rules.state import apply, apply_at, auction_result, fold_all, settled_sale
+from companion.store import checkpoints, games
+from companion.store.sqlite import Store
 from tests.strategies import any_events, games as legal_games
 
 NOW = 1000.0  # the clock of every change, so that new signatures compare
@@ -86,7 +86,7 @@ def expected(game: games.Game, operation):
 def made(store: Store, game: games.Game, operation) -> games.Game:
     """`operation` made through games, as the server makes it."""
     kind, index, event = operation
-    with mock.patch("companion.games.time") as clock:
+    with mock.patch("companion.store.games.time") as clock:
         clock.time.return_value = NOW
         if kind == "correct":
             return games.correct(store, game, game.version, index, event, "host")
@@ -252,7 +252,7 @@ def test_a_long_game_keeps_a_few_states_and_finds_any_in_a_few_events(store):
     game = games.load(store, games.create(store, record, games.Options()))
     assert len(game.kept.marks) < 100
     check_kept(game)
-    with mock.patch("companion.checkpoints.apply", side_effect=apply) as folded:
+    with mock.patch("companion.store.checkpoints.apply", side_effect=apply) as folded:
         assert game.state_at(1000) == fold_record({**record, "events": record["events"][:1000]})
     assert folded.call_count < checkpoints.SPACING
 
@@ -268,7 +268,7 @@ def test_a_removal_near_the_start_of_a_long_game_folds_only_until_it_meets_the_o
     game = games.load(store, games.create(store, record, games.Options()))
     operation = ("remove", 4, None)
     events, signatures, state = expected(game, operation)
-    with mock.patch("companion.checkpoints.apply_at", side_effect=apply_at) as folded:
+    with mock.patch("companion.store.checkpoints.apply_at", side_effect=apply_at) as folded:
         changed = made(store, game, operation)
     assert folded.call_count <= 2 * checkpoints.SPACING
     check_same(changed, events, signatures, state)

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.cards import DEFAULT_FAMILIES, FAMILY_SIZE, NUMBER_COPIES, NUMBERS, Card
 from companion.cli import main
-from companion.events import Free, Reveal
-from companion.record import fold_record, load_setup, parse_event
-from companion.refusal import Refusal
-from companion.state import apply, fold
-from companion.unseen import shortfall, unseen
+from companion.rules.cards import DEFAULT_FAMILIES, FAMILY_SIZE, NUMBER_COPIES, NUMBERS, Card
+from companion.rules.events import Free, Reveal
+from companion.rules.record import fold_record, load_setup, parse_event
+from companion.rules.refusal import Refusal
+from companion.rules.state import apply, fold
+from companion.rules.unseen import shortfall, unseen
 
 from tests.helpers import FIXTURES, card, full_deck, refused, reveal, setup
 from tests.strategies import FRENCH_FAMILIES

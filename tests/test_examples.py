@@ -8,8 +8,8 @@ import json
 import pytest
 
 from companion.cli import main
-from companion.record import fold_record
-from companion.replay import replay_json
+from companion.rules.record import fold_record
+from companion.rules.replay import replay_json
 
 from tests.helpers import FIXTURES, RECORDS
 

@@ -1,4 +1,4 @@
-"""No device can stall the others: what one address may hold and send (companion/guard.py),
+"""No device can stall the others: what one address may hold and send (companion/server/guard.py),
 counted by the Guard, and applied by the real server to a device on another network
 address (the phones' namespace, tests/browser_helpers.phone_net) while the host's own
 device (the loopback) is never limited.
@@ -8,8 +8,8 @@ import select
 import socket
 import time
 
-from companion import guard
-from companion.guard import BURST, CONNECTIONS, PIPELINED, RATE, Guard, SlowHeaders
+from companion.server import guard
+from companion.server.guard import BURST, CONNECTIONS, PIPELINED, RATE, Guard, SlowHeaders
 from tests.netns import inside
 
 

@@ -1,8 +1,8 @@
-"""What happens now (companion/guide.py) where the web tests' game does not go: exchanges,
+"""What happens now (companion/rules/guide.py) where the web tests' game does not go: exchanges,
 players out of the auction, the French ban on bidding 0 (R5, R7, R8, R9)."""
-from companion.events import Bid, Free, Pass, Penalty, Sold
-from companion.guide import what_now
-from companion.state import apply, fold
+from companion.rules.events import Bid, Free, Pass, Penalty, Sold
+from companion.rules.guide import what_now
+from companion.rules.state import apply, fold
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 HANDS = {"Anna": "red 1 blue 5", "Bert": "red 2 blue 6", "Claus": "red 3 blue 7"}  # Claus starts

@@ -12,15 +12,15 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 from jinja2 import Environment
 
-from companion.cards import DEFAULT_FAMILIES
-from companion.events import Sold
-from companion.phrase import N_, Names, Phrase, article
-from companion.record import parse_event
-from companion.refusal import Refusal
-from companion.scoring import score
-from companion.state import apply, sale_preview
-from companion.web import catalogs, i18n
-from companion.web.i18n import say
+from companion.rules.cards import DEFAULT_FAMILIES
+from companion.rules.events import Sold
+from companion.rules.phrase import N_, Names, Phrase, article
+from companion.rules.record import parse_event
+from companion.rules.refusal import Refusal
+from companion.rules.scoring import score
+from companion.rules.state import apply, sale_preview
+from companion.web.render import catalogs, i18n
+from companion.web.render.i18n import say
 
 from tests.helpers import cards, play as fold_play, reveal
 from tests.web_helpers import (GAME, PLAYERS, act, alerts, body, join, make_app, new_game,
@@ -53,7 +53,7 @@ def test_there_is_a_french_catalog():
 def test_catalog_is_up_to_date_with_the_sources(extracted, po):
     """Every text of the code and the templates is in the .po, and nothing else is.
 
-    To fix: `python -m companion.web.catalogs`, then translate what it reports.
+    To fix: `python -m companion.web.render.catalogs`, then translate what it reports.
     """
     wanted = {message.id if isinstance(message.id, str) else message.id[0]
               for message in extracted if message.id}

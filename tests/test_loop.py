@@ -1,4 +1,4 @@
-"""The table server's event loop (companion/loop.py): every connection is answered, a slow
+"""The table server's event loop (companion/server/loop.py): every connection is answered, a slow
 answer holds up no other connection, and idle connections are still closed, with the
 loop asking only the connections whose wishes may have changed."""
 import http.client
@@ -10,8 +10,8 @@ import threading
 import pytest
 from flask import Flask
 
-from companion import serve
-from companion.loop import Loop, Sockets, Turns
+from companion.server import serve
+from companion.server.loop import Loop, Sockets, Turns
 
 if not hasattr(select, "epoll"):
     pytest.skip("the loop needs epoll (Linux)", allow_module_level=True)

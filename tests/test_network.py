@@ -2,8 +2,8 @@
 default route's first among them), a VPN's, a virtual bridge's and mobile data's after."""
 import pytest
 
-from companion import network
-from companion.network import Address
+from companion.server import network
+from companion.server.network import Address
 
 
 @pytest.mark.parametrize(("name", "kind"), [

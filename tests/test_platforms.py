@@ -64,7 +64,7 @@ def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
 
 
 def test_on_linux_the_server_runs_its_own_epoll_loop(tmp_path):
-    """The same start, unchanged: the epoll loop (companion/loop.py) serves."""
+    """The same start, unchanged: the epoll loop (companion/server/loop.py) serves."""
     process, local, _ = started([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
                               "--port", "0", "--data-dir", str(tmp_path / "data")],
                              cwd=ROOT)

@@ -4,11 +4,11 @@ as the submission, on random legal games of both editions (R3, R5, R8, R9, R12).
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.bidding import lowest_allowed
-from companion.events import Bid, Pass, Sold
-from companion.refusal import Refusal
-from companion.state import apply
-from companion.web.views import SHOWN, UNKNOWN, check_bid
+from companion.rules.bidding import lowest_allowed
+from companion.rules.events import Bid, Pass, Sold
+from companion.rules.refusal import Refusal
+from companion.rules.state import apply
+from companion.web.render.views import SHOWN, UNKNOWN, check_bid
 
 from tests.strategies import games, pick
 from tests.web_helpers import act, alerts, join, new_game, play, text
@@ -86,7 +86,7 @@ def test_R9_R12_a_preview_allows_a_sale_or_a_bid_exactly_when_its_submission_is_
 @PROPERTY
 @given(games())
 def test_R3_R5_R9_a_player_can_bid_nothing_exactly_when_no_sale_to_them_would_be_recorded(game):
-    """What the guide tells a player who can bid nothing (companion.guide) is what the
+    """What the guide tells a player who can bid nothing (companion.rules.guide) is what the
     sale would be told at every amount they hold."""
     for state in game.states():
         if not state.lot:

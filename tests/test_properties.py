@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-from companion.events import Sold
-from companion.record import dump_record, fold_record, load_setup, parse_event
-from companion.refusal import Refusal
-from companion.state import apply
+from companion.rules.events import Sold
+from companion.rules.record import dump_record, fold_record, load_setup, parse_event
+from companion.rules.refusal import Refusal
+from companion.rules.state import apply
 
 from tests.strategies import any_events, games
 

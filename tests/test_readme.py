@@ -1,10 +1,16 @@
 """The README's set-up commands: each one line, in a virtual environment of its own making
 (so a Python that refuses pip outside one, PEP 668, runs them), with the versions tested
 (constraints.txt); the same for Windows in PowerShell; and CI runs the test command
-exactly as written there."""
+exactly as written there.
+
+The README is a front door of at most 150 lines: every page of docs/ is one link away from
+it, in its "Read more" list, every relative link of the README and of docs/ leads to a
+file (and to a heading of it, for a link with #), and each dependency says why it is
+there."""
 import os
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -73,3 +79,109 @@ def test_the_serve_command_works_as_written_with_a_python_that_refuses_pip(tmp_p
     finally:
         stop(process)
     assert (copy / ".venv" / "bin" / "templari-companion").exists()
+
+
+# --- the front door and the pages behind it ----------------------------------------------
+
+README_LINES = 150
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")  # [text](target) and ![alt](target)
+
+
+def section(path: Path, heading: str) -> str:
+    """The text under `heading` (a `## ` heading) of the Markdown file at `path`, up to the
+    next heading of the same level."""
+    text = path.read_text(encoding="utf-8")
+    assert f"\n## {heading}\n" in text, f"{path.name} has no section '{heading}'"
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def without_blocks(text: str) -> str:
+    """Markdown without its blocks of code (indented, or fenced with ```)."""
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.startswith("    "):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def links(path: Path) -> list[str]:
+    """The targets of a Markdown file's links and images (none in its code)."""
+    prose = re.sub(r"`[^`\n]*`", "", without_blocks(path.read_text(encoding="utf-8")))
+    return LINK.findall(prose)
+
+
+def anchors(path: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them: lower case, every
+    character but letters, digits, spaces, hyphens and underscores dropped (the backticks
+    of code, not the code), spaces made hyphens; a repeated one numbered (-1, -2...)."""
+    made, seen = set(), {}
+    text = without_blocks(path.read_text(encoding="utf-8"))
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        anchor = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        count = seen.get(anchor, 0)
+        seen[anchor] = count + 1
+        made.add(anchor if count == 0 else f"{anchor}-{count}")
+    return made
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("## Two commands", "two-commands"),
+    ("## Checking before the first phone: --check", "checking-before-the-first-phone---check"),
+    ("## The host's device and other host devices", "the-hosts-device-and-other-host-devices"),
+    ("## The café", "the-café"),
+    ("## Checking a record: `replay`", "checking-a-record-replay"),
+    ("## What is still to come, and the game's story",
+     "what-is-still-to-come-and-the-games-story"),
+])
+def test_anchors_are_made_as_github_makes_them(tmp_path, title, expected):
+    page = tmp_path / "page.md"
+    code = "    ## not a heading: code\n\n```\n# nor this\n```\n"
+    page.write_text(f"# Page\n\n{title}\n\n{code}", encoding="utf-8")
+    assert anchors(page) == {"page", expected}
+
+
+def test_the_readme_is_a_front_door_of_at_most_150_lines():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines"
+
+
+def test_every_docs_page_is_one_link_away_in_the_readme_s_read_more_list():
+    listed = {target.split("#")[0] for target in LINK.findall(section(ROOT / "README.md",
+                                                                        "Read more"))}
+    pages = {f"docs/{page.name}" for page in DOCS.glob("*.md")}
+    assert pages and pages <= listed, f"not in the README's 'Read more': {pages - listed}"
+
+
+def test_every_relative_link_leads_to_a_file_and_its_heading():
+    broken = []
+    for page in PAGES:
+        for target in links(page):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto:...
+                continue
+            where, _, anchor = target.partition("#")
+            linked = (page.parent / where).resolve() if where else page
+            if not linked.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_each_dependency_says_why_it_is_there_one_link_from_the_readme():
+    """The standards ask the README to say why each dependency was added: a line each in
+    its list, and the reasons at length in docs/development.md, linked as such."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [re.match(r"[A-Za-z0-9_.-]+", requirement).group()
+             for requirement in project["dependencies"]]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "[Why each dependency](docs/development.md#dependencies)" in readme
+    in_readme, at_length = section(ROOT / "README.md", "Dependencies").lower(), section(
+        DOCS / "development.md", "Dependencies").lower()
+    assert [name for name in names if name.lower() not in in_readme] == []
+    assert [name for name in names if name.lower() not in at_length] == []
+    for tool in project["optional-dependencies"]["test"]:
+        assert re.match(r"[A-Za-z0-9_.-]+", tool).group().lower() in at_length

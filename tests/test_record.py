@@ -5,12 +5,13 @@ import sys
 
 import pytest
 
-from companion.cards import DEFAULT_FAMILIES
-from companion.events import EVENT_TYPES, Bid, Free, Pass, Penalty, Sold
 from companion.cli import main
-from companion.record import dump_event, dump_record, fold_record, load_setup, loads, parse_event
-from companion.refusal import Refusal
-from companion.state import fold
+from companion.rules.cards import DEFAULT_FAMILIES
+from companion.rules.events import EVENT_TYPES, Bid, Free, Pass, Penalty, Sold
+from companion.rules.record import (dump_event, dump_record, fold_record, load_setup, loads,
+                                    parse_event)
+from companion.rules.refusal import Refusal
+from companion.rules.state import fold
 
 from tests.helpers import (MINIMAL_RECORD as MINIMAL, PLAYERS, RECORDS, exchange, overbid, reveal,
                            side_sale)

@@ -5,9 +5,9 @@ event, and checks the exact message and that the table is as it was (`refused`).
 """
 import pytest
 
-from companion.events import Free, Penalty, Sold
-from companion.record import fold_record, load_setup
-from companion.refusal import Refusal
+from companion.rules.events import Free, Penalty, Sold
+from companion.rules.record import fold_record, load_setup
+from companion.rules.refusal import Refusal
 
 from tests.helpers import (MINIMAL_RECORD, all_rounds_free, exchange, overbid, play, refused,
                            reveal, side_sale)

@@ -7,9 +7,9 @@ tests/helpers.py buys at 0, which French rules keep for the start player).
 """
 import pytest
 
-from companion.events import Bid, Free, Pass, Penalty, Sold
-from companion.setup import Setup
-from companion.state import apply, auction_result, fold, next_actions
+from companion.rules.events import Bid, Free, Pass, Penalty, Sold
+from companion.rules.setup import Setup
+from companion.rules.state import apply, auction_result, fold, next_actions
 
 from tests.helpers import PLAYERS, cards, exchange, overbid, play, refused, reveal
 

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from waitress import wasyncore
 
-from companion import cli, games, network, serve, waitress_api
-from companion.loop import Loop
-from companion.network import Address
-from companion.record import parse_event
+from companion import cli
+from companion.rules.record import parse_event
+from companion.server import network, serve, waitress_api
+from companion.server.loop import Loop
+from companion.server.network import Address
+from companion.store import games
 from companion.web import create_app
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -3,8 +3,8 @@
 Every test plays the example through `fold`/`apply` with Reveal and Sold events and
 checks what the table sees: the payments, the remainder, and the explanation.
 """
-from companion.events import Free, Penalty, Sold
-from companion.state import apply
+from companion.rules.events import Free, Penalty, Sold
+from companion.rules.state import apply
 
 from tests.helpers import overbid, play, reveal
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.store import Store
+from companion.store.sqlite import Store
 from tests.web_helpers import (FIRST_SALE, GAME, CheckedClient, act, action_fields, find_form,
                                join, make_app, new_game, page_headers, phone_client, play,
                                refuse_writes, snapshot, stamp, submit, text)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import wal
-from companion.store import StorageFault, Store
+from companion.store import wal
+from companion.store.sqlite import StorageFault, Store
 from tests.test_storage import NEXT, assert_refused, table_on
 from tests.web_helpers import act
 
@@ -157,7 +157,7 @@ def test_a_log_read_half_written_is_read_again(table, tmp_path, monkeypatch):
     whole = log.read_bytes()
     offset, _ = in_page(whole)
     readings = iter([whole[:offset] + bytes(100) + whole[offset + 100:], whole])
-    monkeypatch.setattr("companion.store._read", lambda path: next(readings))
+    monkeypatch.setattr("companion.store.sqlite._read", lambda path: next(readings))
     assert len(events(log.parent, token)) == ACTIONS
 
 

@@ -2,10 +2,10 @@
 against an example record, in English and in French (R4, R8, R9)."""
 import json
 
-from companion.events import Free, Penalty, Sold
-from companion.record import load_setup, parse_event
-from companion.state import fold_all
-from companion.story import story
+from companion.rules.events import Free, Penalty, Sold
+from companion.rules.record import load_setup, parse_event
+from companion.rules.state import fold_all
+from companion.rules.story import story
 
 from tests.helpers import FIXTURES, reveal, setup, side_sale
 from tests.web_helpers import app, host, import_record, text  # noqa: F401 (fixtures)

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from companion.qr import qr_svg
+from companion.web.render.qr import qr_svg
 from tests.browser_helpers import _ip, _undo
 from tests.netns import inside
 from tests.real_http import RealClient, started, stop

@@ -6,11 +6,11 @@ from collections import Counter
 
 import pytest
 
-from companion.cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS
-from companion.events import Reveal
-from companion.record import load_setup, parse_event
-from companion.state import fold_all
-from companion.unseen import unseen, worth
+from companion.rules.cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS
+from companion.rules.events import Reveal
+from companion.rules.record import load_setup, parse_event
+from companion.rules.state import fold_all
+from companion.rules.unseen import unseen, worth
 
 from tests.helpers import FIXTURES, RECORDS, card
 from tests.web_helpers import body, import_record, join, phone_client, text

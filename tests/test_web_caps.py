@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from companion import games
-from companion.events import Free, Penalty, Sold
-from companion.record import dump_record
-from companion.web import history as history_module
+from companion.rules.events import Free, Penalty, Sold
+from companion.rules.record import dump_record
+from companion.store import games
+from companion.web.render import history as history_module
 from tests.helpers import all_rounds_free, reveal, setup
 from tests.web_helpers import (GAME, act, alerts, import_record, join, play, snapshot,
                                stored, submit, text, undo)

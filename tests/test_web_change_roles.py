@@ -3,7 +3,7 @@ records, undoes, corrects or removes an action, for every kind of event, from ev
 of device, in live auction mode and not, is accepted as the host's own device's would be
 or refused in words with nothing changed.
 
-What each device may do (README, "Who may do what"): the host's devices everything; a
+What each device may do (docs/playing.md, "Who may do what"): the host's devices everything; a
 seated phone the table's actions while recording from phones is on, but in a live auction
 it records, corrects, removes or undoes bids, drop-outs, penalties and overbids only of
 its own player; with recording from phones off, only its own bids and drop-outs from its
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from companion import games
-from companion.events import EVENT_TYPES, Bid, Free, Pass, Penalty, Sold
-from companion.record import FORMAT, dump_event
+from companion.rules.events import EVENT_TYPES, Bid, Free, Pass, Penalty, Sold
+from companion.rules.record import FORMAT, dump_event
+from companion.store import games
 from companion.web.forms import form_values
 from tests.helpers import exchange, overbid, reveal, side_sale
 from tests.web_helpers import PLAYERS, alerts, make_app, phone_client, text
@@ -217,7 +217,7 @@ def touched(live: bool, kind: str, route: str) -> list:
 
 
 def refusal(live: bool, kind: str, route: str, role: str) -> str | None:
-    """The words a device of `role` is refused with, None if it may (the README's rule)."""
+    """The words a device of `role` is refused with, None if it may (docs/playing.md's rule)."""
     if route == PHONE_ROUTE:
         return WORDS["no seat"] if role in (OWNER, GRANTED, VIEWER) else None
     if role in (VIEWER, PHONES_OFF):

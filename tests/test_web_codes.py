@@ -21,8 +21,8 @@ from fractions import Fraction
 import pytest
 
 from companion import cli
-from companion.store import CODE_ALPHABET, CODE_LENGTH
-from companion.web.host import CODE_TRIES_PER_MINUTE, WRONG_CODES_PER_HOUR
+from companion.store.sqlite import CODE_ALPHABET, CODE_LENGTH
+from companion.web.screens.host import CODE_TRIES_PER_MINUTE, WRONG_CODES_PER_HOUR
 from tests.web_helpers import alerts, make_app, new_game, phone_client, submit, text
 
 HOURS, GAMES, ADDRESSES = 4, 10, 50  # the attack the issue names

@@ -9,7 +9,7 @@ from unittest import mock
 import pytest
 from hypothesis import example, given, strategies as st
 
-from companion.web import compress
+from companion.web.render import compress
 from tests.web_helpers import GAME, join, new_game, play
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 

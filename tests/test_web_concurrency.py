@@ -1,7 +1,7 @@
 """Two devices record the same round at once: exactly one applies, the other is told."""
 import threading
 
-from companion import games
+from companion.store import games
 from tests.web_helpers import (CONFLICT_NOTE, GAME, action_fields, alerts, find_form, join,
                                page_headers, phone_client, play, stored, text)
 from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)

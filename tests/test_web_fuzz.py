@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import games
-from companion.cards import DEFAULT_FAMILIES
-from companion.events import EVENT_TYPES, Sold
-from companion.record import FORMAT, dump_event
+from companion.rules.cards import DEFAULT_FAMILIES
+from companion.rules.events import EVENT_TYPES, Sold
+from companion.rules.record import FORMAT, dump_event
+from companion.store import games
 from companion.web import create_app
 from companion.web.forms import ACTIONS
 from tests.helpers import all_rounds_free, reveal

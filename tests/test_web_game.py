@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from companion.record import fold_record
-from companion.replay import replay_json
-from companion.scoring import SET_POINTS
-from companion.web import drawn
+from companion.rules.record import fold_record
+from companion.rules.replay import replay_json
+from companion.rules.scoring import SET_POINTS
+from companion.web.render import drawn
 
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, body, card, find_form,
                                import_record, join, new_game, page_headers, phone_client, play,

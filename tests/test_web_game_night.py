@@ -1,7 +1,7 @@
 """Game night (issue 12) over HTTP: phones to the very end of the game, the TV view."""
 import re
 
-from companion import games
+from companion.store import games
 from tests.web_helpers import (GAME, PLAYERS, act, forms, join, new_game, phone_client, play,
                                submit, text)
 from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from companion import games
-from companion.record import FORMAT
-from companion.store import READ_ONLY, StorageFault
+from companion.rules.record import FORMAT
+from companion.store import games
+from companion.store.sqlite import READ_ONLY, StorageFault
 from tests.web_helpers import GAME, PLAYERS, body, play, refuse_writes, text
 from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)
 

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from companion import games
-from companion.events import Pass
+from companion.rules.events import Pass
+from companion.store import games
 from tests.web_helpers import (act, alerts, body, find_form, import_record, join, new_game,
                                page_headers, phone_client, snapshot, stamp, stored, submit, text,
                                undo)

@@ -2,7 +2,7 @@
 one a second) a device's changes are refused in words and nothing is done; the server's
 own device is never held back, and another device is not either."""
 from companion.web import create_app
-from companion.web.pace import CHANGES_BURST
+from companion.web.guards.pace import CHANGES_BURST
 from tests.web_helpers import (GAME, CheckedClient, csrf_headers, join, new_game, phone_client, play,
                                snapshot, submit, text)
 

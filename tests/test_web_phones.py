@@ -3,8 +3,8 @@ in words; a host device shows another in one tap, and every screen follows; a ph
 made-up address changes nothing."""
 import pytest
 
-from companion.qr import qr_svg
 from companion.web import create_app
+from companion.web.render.qr import qr_svg
 from tests.web_helpers import (find_form, make_app, new_game, page_headers, phone_client,
                                snapshot, submit, text)
 

@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from companion import games
-from companion.events import Penalty, SideSale, Sold
-from companion.record import dump_event
+from companion.rules.events import Penalty, SideSale, Sold
+from companion.rules.record import dump_event
+from companion.store import games
 from tests.helpers import card, reveal
 from tests.web_helpers import (CONFLICT_NOTE, action_fields, alerts, find_form, forms,
                                make_app, page_headers, phone_client, seat, text)

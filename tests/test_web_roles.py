@@ -1,4 +1,4 @@
-"""Who may do what (companion/web/roles.py): the table of route x role, each refusal a 403
+"""Who may do what (companion/web/guards/roles.py): the table of route x role, each refusal a 403
 page in words that changes nothing; live bids for oneself only; a foreign Host header."""
 import pytest
 
@@ -231,7 +231,7 @@ def test_a_name_given_on_the_command_line_is_accepted(tmp_path):
 
 def test_every_route_has_its_rule(app):
     """A route missing from the table would be the host's alone: say so for each one."""
-    from companion.web.roles import ROUTES as RULES
+    from companion.web.guards.roles import ROUTES as RULES
     endpoints = {rule.endpoint for rule in app.url_map.iter_rules()}
     assert endpoints - set(RULES) == set()
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.web.rulebook import linked
+from companion.web.screens.rulebook import linked
 from tests.web_helpers import (act, alerts, body, join, new_game, phone_client, play, rows,
                                text)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)

@@ -16,10 +16,10 @@ import pytest
 from flask import got_request_exception
 from flask.testing import FlaskClient
 
-from companion.cards import DEFAULT_FAMILIES
-from companion.guard import Buckets
+from companion.rules.cards import DEFAULT_FAMILIES
+from companion.web.guards.buckets import Buckets
 from companion.web import create_app
-from companion.web.pace import PACE
+from companion.web.guards.pace import PACE
 
 PLAYERS = ("Anna", "Bert", "Claus")
 PHONE_ADDRESS = "192.168.1.20"

@@ -6,17 +6,18 @@ from flask import Flask, Response, g, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
-from ..cache import GameCache
-from ..cards import ROUNDS
-from ..games import Damaged
-from ..phrase import N_, Phrase
-from ..setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
-from ..store import StorageFault, Store
-from . import (compress, display, drawn, host, i18n, pace, phones, player, rendered,
-               roles, rulebook, security, settings, table)
-from .assets import assets
+from companion.rules.cards import ROUNDS
+from companion.rules.phrase import N_, Phrase
+from companion.rules.setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from companion.store.cache import GameCache
+from companion.store.games import Damaged
+from companion.store.sqlite import StorageFault, Store
+from companion.web.guards.sessions import LazySessions
+from companion.web.render.assets import assets
+from .guards import pace, roles, security
 from .polls import QuietPolls
-from .sessions import LazySessions
+from .render import compress, drawn, i18n, rendered
+from .screens import display, host, phones, player, rulebook, settings, table
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
 # The rules' numbers the templates show or enforce (R1, R2).

@@ -2,16 +2,16 @@
 state, a refusal in words, or what happened instead when another device came first."""
 from flask import make_response, redirect, request
 
-from .. import games
-from ..phrase import Phrase
-from ..refusal import Refusal
-from ..store import Conflict
+from companion.rules.phrase import Phrase
+from companion.rules.refusal import Refusal
+from companion.store import games
+from companion.store.sqlite import Conflict
+from companion.web.guards.roles import check_change, device
+from companion.web.render.rendered import screen
+from companion.web.render.views import public_message
 from . import races
 from .forms import form_dict, whole
 from .pages import changed, game_or_404, store
-from .rendered import screen
-from .roles import check_change, device
-from .views import public_message
 
 
 def change(game: games.Game, write, partial: str, context, done: str, kind=None, taken=(),

@@ -1,10 +1,10 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
-from ..cards import Card
-from ..events import (EVENT_TYPES, PLAYER_FIELDS, Bid, Exchange, Free, Overbid, Pass, Penalty,
-                      Reveal, SideSale, Sold)
-from ..phrase import Phrase
-from ..refusal import Refusal
-from ..setup import Setup
+from companion.rules.cards import Card
+from companion.rules.events import (EVENT_TYPES, PLAYER_FIELDS, Bid, Exchange, Free, Overbid,
+                                    Pass, Penalty, Reveal, SideSale, Sold)
+from companion.rules.phrase import Phrase
+from companion.rules.refusal import Refusal
+from companion.rules.setup import Setup
 
 ACTIONS = tuple(cls.kind for cls in EVENT_TYPES)
 

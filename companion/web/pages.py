@@ -1,7 +1,7 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
 from flask import abort, current_app, g, request
 
-from .. import games
+from companion.store import games
 
 
 def store():

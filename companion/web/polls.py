@@ -13,10 +13,10 @@ from urllib.parse import parse_qsl
 
 from werkzeug.sansio.utils import get_host
 
-from ..store import StorageFault
+from companion.store.sqlite import StorageFault
+from companion.web.guards.roles import names_this_server
+from companion.web.guards.security import HEADERS
 from .pages import STAMP_READ, shows
-from .roles import names_this_server
-from .security import HEADERS
 
 POLLS = re.compile(r"/g/([A-Za-z0-9_-]{1,64})/(?:me/|tv/)?live")
 NOTHING_NEW = [*HEADERS.items(), ("Content-Length", "0")]

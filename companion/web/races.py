@@ -2,12 +2,12 @@
 happened instead, or, for a form sent again after its answer was lost, that it counted."""
 from dataclasses import dataclass
 
-from ..games import Game, added_result
-from ..phrase import N_, Phrase
-from ..record import parse_event
+from companion.rules.phrase import N_, Phrase
+from companion.rules.record import parse_event
+from companion.store.games import Game, added_result
+from companion.web.render.history import clock, device_name, journal_words
+from companion.web.render.views import describe
 from .forms import form_values
-from .history import clock, device_name, journal_words
-from .views import describe
 
 # What the sender loses, by the kind of change its form sent.
 YOURS = {

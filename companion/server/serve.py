@@ -1,0 +1,315 @@
+"""Starting the table server: waitress on the local network, never Flask's debug server.
+
+It listens before it says where to connect; the server's own device stays the host at
+http://127.0.0.1:PORT whatever --host says (it listens on the loopback too); phones are
+shown the first --name, else this machine's best address (network.py), and the host's
+table screen offers the others.
+"""
+import errno
+import gc
+import ipaddress
+import logging
+import os
+import select
+import signal
+import socket
+import sys
+
+import waitress
+
+from companion.web import create_app
+from companion.web.render.qr import qr_text
+from . import network, waitress_api
+from .network import DEFAULT_PORT
+
+PORTS_TRIED = 10  # the default port and the next ones, when another program has it
+LOOPBACK = "127.0.0.1"
+ALL_INTERFACES = ("0.0.0.0", "")  # waitress listens on every IPv4 interface
+ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (IPV6_V6ONLY, as waitress sets it)
+# Connections the system holds for the server to accept while it is busy or at its limit
+# (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
+# being refused.
+BACKLOG = 1024
+SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
+# select(), the loop where there is neither epoll nor poll (Windows), watches at most 512
+# sockets of each kind: the connections, with the listeners and waitress's trigger.
+SELECT_CONNECTIONS = 500
+_TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
+_NOT_HERE = {errno.EADDRNOTAVAIL, 10049}  # Windows: WSAEADDRNOTAVAIL
+
+
+class CannotListen(Exception):
+    """The server cannot listen as asked: one line saying why and what to do."""
+
+
+def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1) -> None:
+    """Listen, print where to connect (with a QR code), then serve until stopped, in
+    `processes` server processes sharing the data directory and the listening sockets.
+    `port` None: the default port, or the next free one."""
+    sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
+                   PORTS_TRIED if port is None else 1)
+    try:
+        bound = sockets[0].getsockname()[1]
+        offered = offers(host, bound, names)
+        app = create_app(data_dir, addresses=offered, names=list(names))
+        tell(host, bound, data_dir, offered, app.config["HOST_KEY"],
+             moved=port is None and bound != DEFAULT_PORT)
+        if processes == 1:
+            waitress_serve(app, sockets=sockets, **waitress_options(app))
+            return
+        app.config["STORE"].close()  # each process opens its own connections
+        serve_processes(lambda: create_app(data_dir, addresses=offered, names=list(names)),
+                        sockets, processes)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def listen_on(host: str) -> list[str]:
+    """The addresses to listen on for `host`: itself, and the loopback too unless it
+    covers it (all IPv4 interfaces, or a loopback address), so this device stays the host."""
+    if host in ALL_INTERFACES:
+        return ["0.0.0.0"]
+    return [host] if is_loopback(host) else [host, LOOPBACK]
+
+
+def bind(addresses: list[str], port: int, tries: int = 1) -> list[socket.socket]:
+    """Listening sockets on one port of every address: `port` (0: any free one), else the
+    next ones, `tries` in all. CannotListen says why none would do."""
+    for candidate in range(port, port + tries):
+        try:
+            return _bind_all(addresses, candidate)
+        except OSError as error:
+            if error.errno in _TAKEN and candidate < port + tries - 1:
+                continue
+            raise CannotListen(_why(error, addresses, port, candidate)) from None
+    raise AssertionError("unreachable")  # the last try returned or raised
+
+
+def _bind_all(addresses: list[str], port: int) -> list[socket.socket]:
+    sockets = []
+    try:
+        for address in addresses:
+            sockets.append(listener(address, port))
+            port = sockets[0].getsockname()[1]  # port 0: the one the first was given
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def listener(host: str, port: int) -> socket.socket:
+    """A listening socket on `host` and `port`, as waitress would open it."""
+    try:
+        family, *_, address = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as error:
+        raise OSError(errno.EADDRNOTAVAIL, str(error.strerror)) from None
+    return socket.create_server(address[:2], family=family, backlog=BACKLOG)
+
+
+def _why(error: OSError, addresses: list[str], first: int, last: int) -> str:
+    """What a person can do about `error`, in one line."""
+    if error.errno in _TAKEN and first == last:
+        return (f"port {first} is taken by another program (a server started before?): "
+                f"stop it, or start with another port, e.g. --port {first + 1}")
+    if error.errno in _TAKEN:
+        return (f"ports {first} to {last} are all taken by other programs: start with "
+                "--port and a free port number")
+    if error.errno in _NOT_HERE:
+        return (f"{addresses[0]} is not an address of this machine: start without --host, "
+                "or with one of its addresses (templari-companion --check lists them)")
+    return f"cannot listen on {addresses[0]} port {last}: {error.strerror or error}"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is this device only: 127.x.x.x, ::1 or localhost."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return False
+
+
+def offers(host: str, port: int, names=()) -> list[tuple[str, str]]:
+    """The addresses phones may use, best first, with what each is: the names given
+    (--name), then this machine's addresses that `host` listens on."""
+    if is_loopback(host):
+        return []
+    if host in ALL_INTERFACES or host == ALL_INTERFACES_V6:
+        found = network.phone_addresses(6 if host == ALL_INTERFACES_V6 else 4)
+        addresses = [(address.ip, address.label) for address in found]
+    else:
+        addresses = [(host, network.label_of(host) if _is_address(host) else "")]
+    named = [(name, "") for name in names]
+    return list({network.url(address, port): label for address, label in named + addresses}
+                .items())
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def local_url(host: str, port: int) -> str:
+    """Where this device opens the server: the loopback it listens on."""
+    return network.url(host if is_loopback(host) else LOOPBACK, port)
+
+
+def tell(host, port, data_dir, offered, host_key, moved=False) -> None:
+    """Say where to connect: this device (the host), phones (with a QR code), the other
+    addresses, and how to host from another device."""
+    print(f"Templari Companion: games are kept in {data_dir}")
+    if moved:
+        print(f"Port {DEFAULT_PORT} is taken by another program: serving on port {port}.")
+    print(f"On this device, the host, open {local_url(host, port)}")
+    if offered:
+        shown, others = offered[0][0], offered[1:]
+        print(f"Phones on the same network open {shown} (or scan):")
+        print(qr_text(shown))
+        if others:
+            print("Phones cannot open it? This machine's other addresses: "
+                  + ", ".join(url + (f" ({label})" if label else "") for url, label in others)
+                  + ". The host's table screen shows them in one tap.")
+        print(f"To host from another device, open {shown}/host/{host_key}")
+    elif is_loopback(host):
+        print("Phones cannot reach this server: it listens only on this device "
+              "(start without --host to let them).")
+    else:
+        print("No network address was found: phones cannot reach this server yet (join a "
+              "Wi-Fi network or share this device's hotspot, then start the server again).")
+    print("Press Ctrl+C to stop the server.", flush=True)
+
+
+def serve_processes(make_app, listening: list[socket.socket], count: int) -> None:
+    """`count` processes, each with its own app from `make_app()` and its own caches
+    (kept right by the stamps in the database), taking turns at the `listening` sockets:
+    the system gives each new connection to one of them. Stopped all together (Ctrl+C,
+    SIGTERM)."""
+    running = set()
+    for _ in range(count):
+        child = os.fork()
+        if child == 0:
+            _child(make_app, listening)
+        running.add(child)
+    for sock in listening:
+        sock.close()
+
+    def stop(*_) -> None:
+        for child in running:
+            os.kill(child, signal.SIGTERM)
+    signal.signal(signal.SIGTERM, stop)
+    while running:
+        try:
+            running.discard(os.waitpid(-1, 0)[0])
+        except KeyboardInterrupt:
+            stop()
+        except ChildProcessError:  # none left
+            break
+
+
+def _child(make_app, listening: list[socket.socket]) -> None:
+    """One server process: serve until stopped, then leave without running the parent's
+    clean-up."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    code = 0
+    try:
+        app = make_app()
+        waitress_serve(app, sockets=listening, **waitress_options(app))
+    except KeyboardInterrupt:
+        pass
+    except BaseException:  # noqa: BLE001 (said on the console, then the process ends)
+        logging.exception("a server process stopped")
+        code = 1
+    os._exit(code)
+
+
+def waitress_options(app) -> dict:
+    """How waitress serves the table, so that no device can stall the others: a phone
+    that opens connections and sends nothing, or sends a request a line every few
+    seconds, holds a connection (not a thread) until it goes quiet, and a café of them
+    fits below the connection limit."""
+    return dict(
+        # Every phone keeps a connection or two open to poll each second, browsers open
+        # up to 6 each, and idle or half-sent ones cost a socket only: room for a café
+        # (200 tables of 6 devices keep 1,200 open, bench/cafe.py).
+        connection_limit=4000,
+        # A connection with no request under way and nothing received for 15 s is
+        # closed: a phone polling each second never is, a silent or stopped one soon.
+        channel_timeout=15,
+        # How often the idle connections are looked for (well below channel_timeout,
+        # so one is closed between 15 and 20 s after its last byte).
+        cleanup_interval=5,
+        # The largest upload the app takes (a game record); larger ones are refused by
+        # waitress before they are read into memory.
+        max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
+        # Requests are parsed by waitress's event loop and only whole ones reach a
+        # thread: 8 serve a table (a poll takes about 2 ms, the slowest page 10 ms),
+        # and more would only take turns at Python's lock and SQLite's.
+        threads=8,
+        backlog=BACKLOG,
+        # poll() rather than select(), which cannot watch a socket numbered above 1024
+        # and so could not hold the connection limit.
+        asyncore_use_poll=True,
+    )
+
+
+def waitress_serve(app, **options) -> None:
+    """Serve `app` with waitress until stopped (Ctrl+C), as `waitress.serve` does."""
+    logging.basicConfig()  # waitress's warnings (e.g. the connection limit reached)
+    create_server(app, **options).run()
+
+
+def create_server(app, map=None, **options):
+    """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
+    `waitress_options`), not started: `run()` serves. Its sockets are in `map`. With what
+    it uses of waitress (waitress_api.py), the server has a loop of its own (loop.py, where
+    there is epoll) and answers polls in it (channel.py); without, waitress's own."""
+    gone = waitress_api.missing()
+    if gone:
+        print(waitress_api.fallback_line(gone), file=sys.stderr)
+    own_loop = hasattr(select, "epoll") and not gone
+    limit = options.get("connection_limit", 100)
+    if not own_loop and not hasattr(select, "poll"):
+        limit = min(limit, SELECT_CONNECTIONS)
+    allowed = _allow_open_files(limit + SPARE_FILES)
+    if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
+        limit = max(allowed - SPARE_FILES, 1)
+    options = {**options, "connection_limit": limit}
+    if own_loop:
+        from .loop import Loop, Sockets
+        sockets = map if map is not None else Sockets()
+    else:
+        sockets = map if map is not None else {}
+    server = waitress.create_server(app, map=sockets, **options)
+    if own_loop:
+        server.asyncore = Loop()  # the loop `run()` turns: see companion/server/loop.py
+    if not gone:
+        from . import channel
+        channel.install(sockets, app)
+    # What the server holds as it starts (the app, its templates, every module loaded: most
+    # of its objects) is never collected: Python's full collections, which stop every
+    # thread, then go through what the games made only (in a café of 200 tables they took
+    # 50-65 ms each, several times a minute; a poll caught behind one waited as long).
+    gc.collect()  # (what is garbage already is freed, not kept for good)
+    gc.freeze()
+    return server
+
+
+def _allow_open_files(count: int) -> int | None:
+    """Let this process open `count` files (one per connection), as far as the system's
+    hard limit allows: how many it may open now (None: no limit, or none to know)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = count if hard == resource.RLIM_INFINITY else min(count, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = wanted
+    return None if soft == resource.RLIM_INFINITY else soft

@@ -1,0 +1,50 @@
+"""The games this process has read or changed, kept in memory and checked against the
+stamp the database holds, so that a request folds no log it has folded before: a change
+folds only its new events onto the state before it (see games.Game.changed).
+
+Several server processes may share a data directory: each keeps its own, and a game
+another one changed has another stamp, so it is read again.
+"""
+import threading
+from collections import OrderedDict
+
+from . import games
+from .sqlite import Store
+
+GAMES_KEPT = 256  # a club night's tables, with room to spare
+
+
+class GameCache:
+    """The latest Game of each recently used game (at most `size`), by token."""
+
+    def __init__(self, store: Store, size: int = GAMES_KEPT):
+        self.store, self.size = store, size
+        self._games: OrderedDict[str, games.Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def game(self, token: str, stamp: int | None = None) -> games.Game | None:
+        """The game as stored now (None if there is none; Damaged if its log no longer
+        replays): the kept one if the stored stamp (`stamp`, if just read) is still its own."""
+        if stamp is None:
+            stamp = self.store.stamp(token)
+        if stamp is None:
+            return None
+        with self._lock:
+            kept = self._games.get(token)
+        if kept is not None and kept.stamp == stamp:
+            self.keep(kept)
+            return kept
+        found = games.load(self.store, token)
+        if found is not None:
+            self.keep(found)
+        return found
+
+    def keep(self, game: games.Game) -> None:
+        """Keep `game` as its token's latest, unless a later one is kept already."""
+        with self._lock:
+            kept = self._games.get(game.token)
+            if kept is None or kept.stamp <= game.stamp:
+                self._games[game.token] = game
+            self._games.move_to_end(game.token)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)

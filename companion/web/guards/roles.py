@@ -1,0 +1,227 @@
+"""Who may do what: the host's devices, seated phones and viewers, for every route and
+every change of a game's log.
+
+This is the one place that decides it. A request must name this server in its
+Host header (a loopback name or address, one of the server's own addresses, or a
+name given on the command line), else it gets 400: a web page that rebinds its
+DNS name to 127.0.0.1 learns nothing. Host rights need a loopback peer with such
+a Host (the server's own device, the owner), or a grant the owner gave this device
+(its own random token, revocable; never the host key itself). Only the owner shows
+the host link, renews it and revokes grants, so that a granted device can neither
+keep the key nor lock the owner's other devices out.
+"""
+import ipaddress
+import socket
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from flask import abort, current_app, g, request, session
+
+from companion.rules.events import Bid, Overbid, Pass, Penalty
+from companion.rules.phrase import N_, Phrase
+from companion.web.pages import game_or_404, store
+from .buckets import own_device
+
+OWNER, HOST, RECORDER, SEATED, ANYONE = "owner", "host", "recorder", "seated", "anyone"
+
+# Who may use each route. OWNER: the server's own device alone. HOST: the host's
+# devices (the owner and the devices it granted). RECORDER: the host's devices, and
+# seated phones while the game lets players record from their phones. SEATED: a phone
+# holding a seat (its own bids and drop-outs). A route missing here is the host's alone.
+ROUTES = {
+    "static": ANYONE, "assets.htmx": ANYONE, "i18n.switch": ANYONE,
+    "host.home": ANYONE, "host.enter_code": ANYONE,
+    "host.host_link": ANYONE, "host.grant": ANYONE,  # the host link's key is checked there
+    "host.new_game": HOST, "host.import_game": HOST, "host.revoke": OWNER, "host.renew": OWNER,
+    "table.table": ANYONE, "table.live": ANYONE, "table.history": ANYONE,
+    "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
+    "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
+    "table.correct": RECORDER, "table.remove": RECORDER, "table.preview": RECORDER,
+    "table.bid_check": RECORDER,
+    "display.display": ANYONE, "display.live": ANYONE, "rules.rules": ANYONE,
+    "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
+    "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
+    "phones.show": HOST,
+    "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
+    "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
+    "player.act": SEATED,
+    "player.leave": SEATED,
+}
+# In a live auction these name a bidder; a phone records them only for its own seat (R3-R5).
+BIDDER_EVENTS = (Bid, Pass, Penalty, Overbid)
+
+ONLY_HOST = Phrase(N_("Only the host's device can do this."))
+ONLY_OWNER = Phrase(N_("Only the server's own device can do this: it alone shows the host "
+                       "link and revokes host devices."))
+ONLY_SEATED = Phrase(N_("This device holds no seat in this game: take a seat first."))
+WATCHING = Phrase(N_("This device only watches the table: take a seat to record."))
+PHONES_OFF = Phrase(N_("The host has turned off recording from phones: the host's device "
+                       "records the table's actions."))
+
+
+@dataclass(frozen=True)
+class Device:
+    """The device a request comes from, as one game sees it."""
+
+    host: bool
+    seat: int | None
+    grant: int | None = None
+
+    @property
+    def signature(self) -> str:
+        """Who did it, as the game's history keeps it."""
+        if self.host:
+            return "host" if self.grant is None else f"grant:{self.grant}"
+        return f"seat:{self.seat}"
+
+
+def init(app) -> None:
+    app.before_request(_check_request)
+    app.context_processor(lambda: {"is_host": is_host()})
+
+
+def _check_request() -> None:
+    """The Host header names this server, and this device may use the route."""
+    if not host_header_ok():
+        abort(400)
+    if request.endpoint is None:
+        return
+    rule = ROUTES.get(request.endpoint, HOST)
+    if rule == OWNER and not is_owner():
+        abort(403, ONLY_OWNER)
+    if rule == HOST and not is_host():
+        abort(403, ONLY_HOST)
+    if rule in (RECORDER, SEATED):
+        game = game_or_404(request.view_args["token"])
+        refusal = (why_not_record if rule == RECORDER else _why_not_seated)(game)
+        if refusal:
+            abort(403, refusal)
+
+
+def access(game) -> dict:
+    """What the templates need to know of this device in `game`: its role (`device`) and
+    why it may not record the table's actions (`why_not`, None if it may)."""
+    return {"device": device(game), "why_not": why_not_record(game)}
+
+
+def why_not_record(game) -> Phrase | None:
+    """Why this device may not record the table's actions in `game`, or None."""
+    here = device(game)
+    if here.host:
+        return None
+    if here.seat is None:
+        return WATCHING
+    return None if game.options.phones_record else PHONES_OFF
+
+
+def _why_not_seated(game) -> Phrase | None:
+    return None if device(game).seat is not None else ONLY_SEATED
+
+
+def check_change(game, taken=(), put=None) -> None:
+    """403 in words unless this device may take the events `taken` out of the game's log
+    and put the event `put` in (None: none): every change of the log (an action, an undo,
+    a correction, a removal) asks here. Whether the device may change the log at all is
+    its route's rule (ROUTES)."""
+    for event in (*taken, *([] if put is None else [put])):
+        refusal = why_not_touch(game, event)
+        if refusal:
+            abort(403, refusal)
+
+
+def why_not_touch(game, event) -> Phrase | None:
+    """Why this device may not record, correct or remove `event`, or None: in a live
+    auction a phone touches bids, drop-outs, penalties and overbids only of its own
+    player (R3-R5)."""
+    here = device(game)
+    if (here.host or not game.options.live_auction or not isinstance(event, BIDDER_EVENTS)
+            or game.setup.players[here.seat] == event.player):
+        return None
+    return Phrase(N_("In a live auction a phone records only its own player's bids, "
+                     "drop-outs, penalties and overbids: {player}'s are recorded on the "
+                     "host's device."), player=event.player)
+
+
+def device(game) -> Device:
+    """This request's device in `game`: host (and which grant), its seat."""
+    grant = _grant()
+    return Device(host=is_owner() or grant is not None, seat=seat_of(game), grant=grant)
+
+
+def seat_of(game) -> int | None:
+    """The seat this device holds in the game, if the host has not freed it."""
+    seat_token = session.get("seats", {}).get(game.token)
+    for seat, token in game.seats.items():
+        if token == seat_token:
+            return seat
+    return None
+
+
+def is_host() -> bool:
+    """The server's own device, or one the host granted host rights."""
+    return is_owner() or _grant() is not None
+
+
+def is_owner() -> bool:
+    """The server's own device, the owner: a loopback peer (the Host header was checked
+    first)."""
+    return own_device(request.remote_addr or "")
+
+
+def is_granted() -> bool:
+    """A device the owner granted host rights, and has not revoked."""
+    return not is_owner() and _grant() is not None
+
+
+def _grant() -> int | None:
+    """The id of this device's host grant, if it has one the host has not revoked."""
+    if "grant" not in g:
+        token = session.get("grant")
+        g.grant = store().granted(token) if isinstance(token, str) else None
+    return g.grant
+
+
+def make_host(label: str) -> None:
+    """Give this device host rights of its own (a grant, never the host key)."""
+    session["grant"] = store().grant(label)
+    session.permanent = True
+    g.pop("grant", None)
+
+
+def host_header_ok() -> bool:
+    """The Host header is a loopback name or address, an address of this machine, or a
+    name the server was given (--name, the LAN address it announces)."""
+    return names_this_server(request.host, current_app.config["HOST_NAMES"])
+
+
+@lru_cache(maxsize=256)  # a table's devices send one or two Host headers, each request
+def names_this_server(host: str, names: frozenset) -> bool:
+    """Whether `host` (a Host header) names this server, given the names it was given."""
+    try:
+        name = (urlsplit("//" + host).hostname or "").rstrip(".")
+    except ValueError:  # "[::1", a port that is no number...
+        return False
+    if name == "localhost" or name.endswith(".localhost") or name in names:
+        return True
+    try:
+        return _own_address(ipaddress.ip_address(name))
+    except ValueError:
+        return False
+
+
+@lru_cache(maxsize=64)
+def _own_address(address) -> bool:
+    """Whether `address` belongs to this machine: a socket can be bound to it (nothing
+    is sent)."""
+    if address.is_loopback:
+        return True
+    if address.is_unspecified or address.is_multicast:
+        return False
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind((str(address), 0))
+        except OSError:
+            return False
+    return True

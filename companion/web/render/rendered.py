@@ -1,0 +1,151 @@
+"""Each game screen rendered once per game stamp, view and language, and given as it is
+to every device that shows the same: the table's screens, the TV view, a seat's phone.
+
+What differs from one device to the next is in the key (whether it is a host device,
+which seat it holds, the language, whether htmx asked, whether it hides its money) or is put in at the last moment
+(its CSRF token: rendered as a placeholder, a hole in the kept HTML that each device's
+answer fills, see compress.Holed, which also compresses the kept HTML once). A page with a
+message for one device (a refusal, a lost race) is rendered for it alone. Only the
+latest stamp of a game is kept, and at most BUDGET characters in all.
+
+Parts of screens that stay the same from one change to the next (the reveal grid until
+the next reveal) are kept apart, by what they show (see `kept`).
+"""
+import secrets
+import threading
+from collections import OrderedDict
+
+from flask import Flask, current_app, g, render_template, request
+
+from companion.web.guards.roles import device
+from companion.web.guards.security import csrf_token
+from .compress import Filled, Holed
+from .i18n import current_language
+
+PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
+BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
+# Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
+# parts) in two languages, roles and htmx or not, with room; more (a link asked for with
+# made-up arguments) are rendered but not kept.
+SCREENS_PER_GAME = 96
+PARTS_BUDGET = 1024 * 1024  # characters of kept parts (a reveal grid is 9 thousand)
+
+
+def init(app: Flask) -> None:
+    app.config.update(RENDERED=Rendered(), PARTS=Parts())
+    app.jinja_env.globals["kept"] = kept
+
+
+class Rendered:
+    """Rendered screens of the latest stamp of each game, least recently used dropped."""
+
+    def __init__(self, budget: int = BUDGET):
+        self.budget, self.size = budget, 0
+        self._games: OrderedDict[str, tuple[int, dict[tuple, Holed]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, token: str, stamp: int, key: tuple) -> Holed | None:
+        with self._lock:
+            kept = self._games.get(token)
+            if kept is None or kept[0] != stamp:
+                return None
+            self._games.move_to_end(token)
+            return kept[1].get(key)
+
+    def put(self, token: str, stamp: int, key: tuple, html: Holed) -> None:
+        with self._lock:
+            kept_stamp, pages = self._games.get(token, (stamp, {}))
+            if kept_stamp > stamp:
+                return  # a later change is kept already
+            if kept_stamp < stamp:
+                self.size -= sum(page.size for page in pages.values())
+                pages = {}
+            if key not in pages and len(pages) >= SCREENS_PER_GAME:
+                return
+            self.size += html.size - (pages[key].size if key in pages else 0)
+            pages[key] = html
+            self._games[token] = (stamp, pages)
+            self._games.move_to_end(token)
+            while self.size > self.budget and len(self._games) > 1:
+                _, (_, dropped) = self._games.popitem(last=False)
+                self.size -= sum(page.size for page in dropped.values())
+
+
+def screen(game, template: str, context, **extra):
+    """`template` drawn with `context(game, **extra)`: from the kept screens when nothing
+    is meant for this device alone (no `extra`), else rendered for it."""
+    if any(value is not None for value in extra.values()):
+        return render_template(template, **context(game, **extra))
+    kept, key = current_app.config["RENDERED"], _key(game, template)
+    html, token = kept.get(game.token, game.stamp, key), csrf_token()
+    if html is None:
+        html = Holed(_for_every_device(template, **context(game), csrf_token=PLACEHOLDER),
+                     PLACEHOLDER, len(token))
+        kept.put(game.token, game.stamp, key, html)
+    return Filled(html, token)
+
+
+def _for_every_device(template: str, **context) -> str:
+    """`template` rendered to be given to every device that shows it: with kept parts."""
+    g.shared = True
+    try:
+        return render_template(template, **context)
+    finally:
+        g.shared = False
+
+
+def _key(game, template: str) -> tuple:
+    """What, besides the game's stamp, decides how `template` looks on this device."""
+    here = device(game)
+    arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
+                             if name != "v")) if request.method == "GET" else ()
+    return (template, current_language(), request.headers.get("HX-Request") == "true",
+            here.host, here.seat, hiding(), arguments)
+
+
+# The cookie static/app.js sets while a phone hides its owner's coins and cards (R12), so
+# that a reload shows them hidden from the first paint.
+HIDING = "hiding"
+
+
+def hiding() -> bool:
+    """Whether this device hides its owner's coins and cards."""
+    return request.cookies.get(HIDING) == "1"
+
+
+class Parts:
+    """Parts of screens by what they show (see `kept`), least recently used dropped."""
+
+    def __init__(self, budget: int = PARTS_BUDGET):
+        self.budget, self.size = budget, 0
+        self._parts: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            html = self._parts.get(key)
+            if html is not None:
+                self._parts.move_to_end(key)
+            return html
+
+    def put(self, key: tuple, html: str) -> None:
+        with self._lock:
+            self.size += len(html) - len(self._parts.get(key, ""))
+            self._parts[key] = html
+            while self.size > self.budget and len(self._parts) > 1:
+                self.size -= len(self._parts.popitem(last=False)[1])
+
+
+def kept(name: str, *shows, caller):
+    """`{% call kept("grid", grid) %}...{% endcall %}` in a template: the block drawn once
+    per language and `shows` (everything it draws must follow from them) and kept for
+    every screen that draws it, of any game; drawn afresh in a screen rendered for one
+    device alone (a refused form keeps what was typed)."""
+    if not g.get("shared"):
+        return caller()
+    parts, key = current_app.config["PARTS"], (name, current_language(), *shows)
+    html = parts.get(key)
+    if html is None:
+        html = caller()
+        parts.put(key, html)
+    return html

@@ -1,0 +1,251 @@
+"""The host's device: the list of games, a new game, importing a record, the devices
+granted host rights; and for every other device, the welcome page with its game code."""
+import secrets
+import threading
+import time
+import unicodedata
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from companion.rules.cards import DEFAULT_FAMILIES
+from companion.rules.phrase import N_, Phrase
+from companion.rules.record import FORMAT, loads
+from companion.rules.refusal import Refusal
+from companion.rules.setup import check_families, check_players, clean_family
+from companion.store import games, listing
+from companion.store.sqlite import CODE_ALPHABET, CODE_LENGTH, game_code
+from companion.web.forms import whole
+from companion.web.guards.roles import is_granted, is_host, is_owner, make_host
+from companion.web.guards.throttle import Throttle
+from companion.web.pages import store
+from companion.web.render.history import clock
+from companion.web.render.i18n import english_families
+from companion.web.render.paging import Paged, page_count, within
+from .phones import phone_url
+
+blueprint = Blueprint("host", __name__)
+CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
+WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
+EVERYONE = ""  # the server's count of wrong codes, whatever the address
+MAX_LABEL_LENGTH = 40
+GAMES_PER_PAGE = 20  # of the host's list
+
+
+@blueprint.get("/")
+def home():
+    if not is_host():
+        return render_template("welcome.html")
+    return _home()
+
+
+@blueprint.post("/code")
+def enter_code():
+    """A game's short code, typed on a phone that cannot scan: to its join page."""
+    typed = _typed(request.form.get("code") or "")
+    refusal, token = _code_tries().look_up(request.remote_addr or "", typed)
+    if refusal:
+        return render_template("welcome.html", error=refusal), 429
+    if token is None:
+        return render_template("welcome.html", code=typed[:20], error=Phrase(
+            N_("There is no game with the code {code} on this server: check it on the "
+               "table's screen."), code=typed[:20])), 404
+    return redirect(url_for("player.join", token=token), 303)
+
+
+def _typed(text: str) -> str:
+    """A code as typed, the way codes are kept: 'kxr 4tqm' or 'KXR4TQM' -> 'KXR-4TQM'
+    (any spaces and dashes, any case); what cannot be a code, in capitals."""
+    characters = "".join(character for character in text.upper() if not (
+        character.isspace() or unicodedata.category(character) == "Pd"))
+    if len(characters) == CODE_LENGTH and set(characters) <= set(CODE_ALPHABET):
+        return game_code(characters)
+    return characters
+
+
+class CodeTries:
+    """The wrong game codes typed on this server: at most CODE_TRIES_PER_MINUTE a minute
+    from one device, and WRONG_CODES_PER_HOUR an hour from all devices together, whatever
+    their addresses (which bounds the odds of guessing a code, see
+    tests/test_web_codes.py); past either, typing a code is refused in words, and the
+    QR code still opens the game."""
+
+    def __init__(self):
+        self.devices = Throttle(CODE_TRIES_PER_MINUTE, 60)
+        self.server = Throttle(WRONG_CODES_PER_HOUR, 3600)
+        self._lock = threading.Lock()  # no two requests slip past a limit together
+
+    def look_up(self, device: str, code: str) -> tuple[Phrase | None, str | None]:
+        """The token of the game `code` names, sent from `device` (an address), or why no
+        code may be typed now: (refusal, token), a wrong code counted."""
+        with self._lock:
+            refusal = self.refusal(device)
+            if refusal:
+                return refusal, None
+            token = store().token_of_code(code)
+            if token is None:
+                self.devices.failed(device)
+                self.server.failed(EVERYONE)
+            return None, token
+
+    def refusal(self, device: str) -> Phrase | None:
+        """Why `device` may not type a code now, or None."""
+        closed = self.closed()
+        if closed:
+            return Phrase(N_("Too many wrong codes were typed on this server: typing a code "
+                             "is refused for everyone until {time}. Scan the QR code on the "
+                             "table's screen instead."), time=closed)
+        wait = self.devices.blocked(device)
+        if wait:
+            return Phrase(N_("Too many wrong codes from this device: try again in {seconds} "
+                             "seconds."), seconds=wait)
+        return None
+
+    def closed(self) -> str | None:
+        """The time of day until which nobody may type a code ('21:40'), if too many
+        wrong codes were typed in the last hour; else None."""
+        wait = self.server.blocked(EVERYONE)
+        return clock(time.time() + wait) if wait else None
+
+
+def _code_tries() -> CodeTries:
+    """This server's count of wrong codes (in each process of the server)."""
+    return current_app.extensions.setdefault("code_tries", CodeTries())
+
+
+@blueprint.get("/host/<key>")
+def host_link(key):
+    """The host link: asks before making this device a host of the server. A granted
+    device is a host already: it goes to the host's page, and never sees the key again;
+    the server's own device sees the page the other device will see."""
+    if is_granted():
+        return redirect(url_for("host.home"))
+    _check_key(key)
+    return render_template("grant.html", key=key,
+                           label=(request.user_agent.platform or "")[:MAX_LABEL_LENGTH])
+
+
+@blueprint.post("/host/<key>")
+def grant(key):
+    """This device becomes a host with a grant of its own, which the owner can revoke; a
+    device that is a host already gets no other."""
+    if not is_host():
+        _check_key(key)
+        label = " ".join((request.form.get("label") or "").split())[:MAX_LABEL_LENGTH]
+        make_host(label or gettext("another device"))
+    return redirect(url_for("host.home"), 303)
+
+
+def _check_key(key: str) -> None:
+    if not secrets.compare_digest(key.encode(), store().secret("host_key").encode()):
+        abort(404)
+
+
+@blueprint.post("/grants/<grant_id>/revoke")
+def revoke(grant_id):
+    """The device loses its host rights for good: revoking also renews the host link.
+
+    A revoked device kept the link it was granted with (its browser's history holds it),
+    and a host who revokes a device at the table means it to be out, not one tap away
+    from coming back. The devices still granted keep their grants; the link printed in
+    the terminal at start stops working, and the owner's page shows the new one. (A link
+    that admits one device only would be stricter, but the host hands the same link to
+    each device the table wants, from the terminal too.)"""
+    number = whole(grant_id)  # a grant's number, not any: SQLite holds none beyond 64 bits
+    if number is None:
+        abort(404)
+    store().revoke(number)
+    return renew()
+
+
+@blueprint.post("/host-link/renew")
+def renew():
+    """A new host link: the old one stops working (devices granted keep their grants)."""
+    current_app.config["HOST_KEY"] = store().renew_secret("host_key")
+    return redirect(url_for("host.home"), 303)
+
+
+@blueprint.post("/new")
+def new_game():
+    try:
+        record = _new_record(request.form)
+    except Refusal as refusal:
+        return _home(request.form, refusal), 422
+    return _create(record, _options(request.form), request.form)
+
+
+def _new_record(form) -> dict:
+    """The record of a new game from the form, or a Refusal naming what is wrong (R1)."""
+    seats = [name.strip() for name in form.getlist("player")]
+    names = [name for name in seats if name]
+    check_players(tuple(names))
+    start = whole(form.get("start"), len(seats))
+    if form.get("start") and start is None:
+        raise Refusal("R1", "choose the first start player's seat")
+    if start is not None and not seats[start]:
+        raise Refusal("R1", "the start player's seat {number} has no name", number=start + 1)
+    families = tuple(clean_family(name) for name in form.getlist("family"))
+    check_families(families)  # as the table typed them, in its language
+    return {
+        "format": FORMAT,
+        "edition": form.get("edition", "en"),
+        "variants": {"side_auctions": "side_sales" in form, "exchange": "exchange" in form},
+        "families": english_families(families),
+        "players": names,
+        "events": [],
+        **({} if start is None else {"start_player": seats[start]}),
+    }
+
+
+@blueprint.post("/import")
+def import_game():
+    upload = request.files.get("record")
+    try:
+        record = loads(upload.read().decode("utf-8-sig")) if upload else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return _home(request.form, Phrase(N_("That file is not a game record: choose a JSON "
+                                             "file exported by Templari Companion."))), 422
+    return _create(record, _options(request.form),
+                   request.form)
+
+
+def _options(form) -> games.Options:
+    """The companion's own settings chosen on the new game or import form."""
+    return games.Options(money_open=form.get("money") == "open", live_auction="live" in form,
+                         guide="guide" in form)
+
+
+def _create(record, options, form):
+    try:
+        token = games.create(store(), record, options)
+    except Refusal as refusal:
+        return _home(form, games.located(refusal)), 422
+    return redirect(url_for("table.table", token=token), 303)
+
+
+def _home(form=None, error=None):
+    """The host's page: a page of the games (one whose log no longer replays, marked so),
+    the forms, whether typing codes is closed for too many wrong ones; on the server's own
+    device, the host link and the devices granted host rights."""
+    count = store().game_count()
+    return render_template("home.html", listed=_listed(count), form=form, error=error,
+                           families=[gettext(family) for family in DEFAULT_FAMILIES],
+                           lan_url=phone_url(), first_game=not count,
+                           codes_closed=_code_tries().closed(), **_owners_part())
+
+
+def _owners_part() -> dict:
+    """What the host's page shows on the server's own device alone: the host link's key
+    and the grants it may revoke."""
+    if not is_owner():
+        return {}
+    return {"host_key": store().secret("host_key"), "grants": store().grants()}
+
+
+def _listed(count: int) -> Paged:
+    """The page of the `count` games asked for (`?page=`, the newest first; page 1 if the
+    number is not one, the last one if there are fewer pages): what the list shows of each."""
+    pages = page_count(count, GAMES_PER_PAGE)
+    page = within(whole(request.args.get("page")) or 1, pages)
+    return Paged(listing.listed(store(), (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE),
+                 page, pages)
