@@ -30,31 +30,56 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
 });
 
-// A screen's live part asks for news (its hx-trigger is "poll") at the pace the server sets
-// for the game's state (data-poll, in ms: views.poll_interval), every 30 s while the page is
-// hidden, and at once when it shows again. A poll that fails is tried again on the same
-// schedule. A swap brings a new live part with its own pace; the timer of the one it
-// replaced stops.
+// A screen's live part asks for news (its hx-trigger is "poll"). The server holds the
+// question until the game moves, then answers with the new part at once, or after some
+// 20 s with a 204 (nothing new): the part asks again at once. A server that answers at
+// once (one that cannot hold) is asked again data-poll ms after the last question (the
+// pace it sets for the game's state: views.poll_interval). While the page is hidden, it
+// asks every 30 s; shown again, at once. A question that failed, or had no answer within
+// 45 s (hx-request's timeout), is asked again after data-poll ms, with the banner shown,
+// and asks to be answered at once ("now"), so that the banner goes as soon as the server
+// is back.
 const HIDDEN_POLL = 30000;
-const pollTimers = new WeakMap();
+const polls = new WeakMap();  // a live part: its timer, when it last asked, whether it waits
 
-function schedulePoll(live) {
-  clearTimeout(pollTimers.get(live));
-  const delay = document.hidden ? HIDDEN_POLL : Number(live.dataset.poll);
-  pollTimers.set(live, setTimeout(() => poll(live), delay));
+function pollState(live) {
+  if (!polls.has(live)) polls.set(live, {timer: 0, asked: 0, waiting: false, failed: false});
+  return polls.get(live);
+}
+
+function schedulePoll(live, delay) {
+  const state = pollState(live);
+  clearTimeout(state.timer);
+  state.timer = setTimeout(() => poll(live), document.hidden ? HIDDEN_POLL : delay);
 }
 
 function poll(live) {
-  if (live.isConnected) {
-    htmx.trigger(live, "poll");
-    schedulePoll(live);
-  }
+  const state = pollState(live);
+  if (!live.isConnected || state.waiting) return;
+  clearTimeout(state.timer);
+  state.waiting = true;
+  state.asked = Date.now();
+  htmx.trigger(live, "poll");
 }
 
+document.addEventListener("htmx:afterRequest", (event) => {
+  const live = event.detail.elt;
+  if (!polls.has(live) || !live.matches("[data-poll]")) return;
+  const state = pollState(live);
+  state.waiting = false;
+  state.failed = !event.detail.successful;
+  const pace = Number(live.dataset.poll);
+  schedulePoll(live, event.detail.successful ? Math.max(0, pace - (Date.now() - state.asked))
+                                             : pace);
+});
+document.addEventListener("htmx:configRequest", (event) => {
+  const live = event.detail.elt;
+  if (polls.has(live) && pollState(live).failed) event.detail.parameters.now = "1";
+});
 document.addEventListener("htmx:load", (event) => {
   const root = event.target;
   const parts = root.matches("[data-poll]") ? [root] : root.querySelectorAll("[data-poll]");
-  parts.forEach(schedulePoll);
+  parts.forEach((live) => schedulePoll(live, 0));
 });
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) {

@@ -9,9 +9,11 @@ from tests.test_browser import new_table_game, reveal_lot
 OFFLINE = "The table server cannot be reached"
 
 
-def seated_table_screen(server, phone_browser, token, name, errors):
-    """A phone that took `name`'s seat, then opened the table screen to record."""
+def slow_table_screen(server, phone_browser, token, name, errors):
+    """A phone that took `name`'s seat, then opened the table screen to record, and hears
+    of nothing new (its polls are answered 204 before they leave it)."""
     phone = take_seat(phone_browser.new_context(**PHONE), server, token, name, errors)
+    phone.route(re.compile(r"/live\?"), lambda route: route.fulfill(status=204))
     phone.goto(f"{server.phone_url}/g/{token}")
     return phone
 
@@ -22,8 +24,7 @@ def test_a_lot_that_lost_the_race_says_what_was_recorded_instead(server, browser
     from playwright.sync_api import expect
     errors = []
     table, token = new_table_game(server, browser, errors)
-    phone = seated_table_screen(server, phone_browser, token, "Bert", errors)
-    phone.route(re.compile(r"/live\?"), lambda route: route.fulfill(status=204))  # a slow poll
+    phone = slow_table_screen(server, phone_browser, token, "Bert", errors)
     table.reload()
     reveal_lot(table, "red 0", "yellow 5")
     for card in ("red 1", "yellow 6"):  # the second tap sends the phone's lot

@@ -15,7 +15,7 @@ from waitress import wasyncore
 
 from companion import cli
 from companion.rules.record import parse_event
-from companion.server import network, serve, waitress_api
+from companion.server import channel, network, serve, waitress_api
 from companion.server.loop import Loop
 from companion.server.network import Address
 from companion.store import games
@@ -228,8 +228,10 @@ def _new_game(app) -> str:
 
 
 @contextmanager
-def _served(app):
-    """`app` on the table's waitress, its loop turned in a thread: the port."""
+def _served(app, hold: float = 0.2):
+    """`app` on the table's waitress, its loop turned in a thread: the port. A poll that
+    finds nothing new is held `hold` seconds (the table's is 20)."""
+    app.config["POLL_HOLD"] = hold
     sockets, stop = {}, threading.Event()
     server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
                                  **serve.waitress_options(app))
@@ -420,3 +422,99 @@ def test_a_waitress_without_a_name_used_is_told_in_one_line_and_still_serves(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and "waitress.channel.HTTPChannel.outbound_bytes" in lines[0]
     assert "serving with waitress's own loop" in lines[0]
+
+
+# --- a poll held until its game moves (issue 29) --------------------------------------
+
+def _poll(connection, path: str) -> tuple[int, str]:
+    connection.request("GET", path)
+    response = connection.getresponse()
+    return response.status, response.read().decode()
+
+
+def _until(condition, what: str) -> None:
+    """Wait for `condition()` (a state of the server's loop, turned in its thread)."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path):
+    """A screen's poll that finds nothing new waits (30 s here); a sale made meanwhile
+    answers it at once with the new part, which shows the payment (R8); the same
+    connection's next poll is held again."""
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    store, token = app.config["STORE"], poll.split("/")[2]
+    with _served(app, hold=30) as (port, _):
+        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        answer = []
+        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
+        waiting.start()
+        held = app.extensions[channel.HELD_POLLS]
+        _until(lambda: len(held) == 1, "the poll is held")
+        game = games.load(store, token)
+        games.append(store, game, game.version, parse_event(
+            {"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                         {"family": "blue", "number": 2}]}), "host")
+        waiting.join()
+        assert answer[0][0] == 200 and "red" in answer[0][1]  # within 10 s, not 30
+        phone.sock.sendall(f"GET /g/{token}/live?v={store.stamp(token)} HTTP/1.1\r\n"
+                           f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
+        _until(lambda: len(held) == 1, "the next poll is held")
+        phone.close()
+        _until(lambda: len(held) == 0, "a poll whose client went is forgotten")
+
+
+def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path):
+    """Another process writes to the data directory (a second server process, or the
+    command line): the held poll learns of it from the database and is answered."""
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    token = poll.split("/")[2]
+    with _served(app, hold=30) as (port, _):
+        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        answer = []
+        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
+        waiting.start()
+        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+        subprocess.run([sys.executable, "-c", (
+            "import sys; from companion.rules.record import parse_event;"
+            "from companion.store import games; from companion.store.sqlite import Store;"
+            "store = Store(sys.argv[1]); game = games.load(store, sys.argv[2]);"
+            "games.append(store, game, game.version, parse_event({'type': 'reveal', 'cards': "
+            "[{'family': 'red', 'number': 1}, {'family': 'blue', 'number': 2}]}), 'host')"),
+            str(tmp_path / "data"), token], check=True)
+        waiting.join()
+        phone.close()
+    assert answer[0][0] == 200 and "red" in answer[0][1]
+
+
+def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(tmp_path):
+    """The race: a change committed between a poll's look at the stamp and its being held
+    moves no data version the Watch has not seen; it reads the stamps of the games newly
+    waited on anyway."""
+    from companion.store.news import Watch
+    app = create_app(tmp_path / "data")
+    store, token = app.config["STORE"], _new_game(app).split("/")[2]
+    moved = []
+    shown = {token: {store.stamp(token) - 1}}  # the stamp before a change
+    watch = Watch(store, lambda: (shown, fresh), moved.append)
+    version = store.data_version()
+    fresh = set()
+    assert watch._turn(version) == version and moved == []  # nothing committed, none new
+    fresh = {token}
+    watch._turn(version)
+    assert moved == [[token]]
+
+
+def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):
+    """`now=1` (static/app.js sends it after a failed poll): not held, so the screen's
+    banner goes as soon as the server is back."""
+    app = create_app(tmp_path / "data")
+    poll = _new_game(app)
+    with _served(app, hold=30) as (port, _):
+        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        assert _poll(phone, poll + "&now=1") == (204, "")
+        phone.close()

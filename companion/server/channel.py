@@ -1,16 +1,26 @@
 """waitress's connections as the table server uses them (through names of waitress
 beyond its documented API, see waitress_api.py: imported only where waitress has them):
 what one address may hold and send is limited (guard.py), an answer without a body keeps
-its connection open, and a poll that finds nothing new is answered by the event loop."""
+its connection open, and a poll that finds nothing new is held by the event loop until
+its game moves (a Watch of the store tells, whichever process moved it) or HOLD seconds
+pass, without a worker thread: every screen shows a change as it happens, and a screen
+where nothing happens asks a few times a minute."""
+import threading
 import time
+from collections import OrderedDict
 
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
 from waitress.utilities import build_http_date
 
+from companion.store.news import Watch
 from companion.web.polls import NOTHING_NEW, QuietPolls
 from .guard import PIPELINED, Guard, SlowHeaders
+
+HELD_POLLS = "templari.held"  # the app's Held (app.extensions), for a look from outside
+HOLD = 20.0  # seconds a poll that finds nothing new waits for news (a screen's client waits
+# longer: static/app.js)
 
 # What a device that sends too much is told (it may be a person reloading again and again).
 TOO_MANY = ("Too many requests from this device: wait a few seconds, then try again.\n"
@@ -21,14 +31,142 @@ TOO_MANY = ("Too many requests from this device: wait a few seconds, then try ag
 def install(sockets, app) -> None:
     """Each listener of the socket map `sockets` admits connections within the limits of
     one Guard, closes those whose headers come too slowly, opens Channels, and answers in
-    the loop the requests over the limits and the polls that find nothing new."""
+    the loop the requests over the limits; the polls that find nothing new are held until
+    their game moves, which a Watch of the app's store tells."""
     guard = Guard()
     polls = app.wsgi_app if isinstance(getattr(app, "wsgi_app", None), QuietPolls) else None
-    for listener in list(sockets.values()):  # one per address listened on
-        if isinstance(listener, BaseWSGIServer):
-            listener.channel_class = Admission(guard)
-            listener.add_task = Gate(listener.add_task, polls, guard)
-            listener.maintenance = Sweep(listener, guard)
+    listeners = [listener for listener in sockets.values()  # one per address listened on
+                 if isinstance(listener, BaseWSGIServer)]
+    held = Held(app.config.get("POLL_HOLD", HOLD)) if polls is not None and listeners else None
+    for listener in listeners:
+        listener.channel_class = Admission(guard)
+        listener.add_task = Gate(listener.add_task, polls, guard, held)
+        listener.maintenance = Sweep(listener, guard)
+    if held is not None:
+        app.extensions[HELD_POLLS] = held
+        first = listeners[0]
+        first.readable = Turn(first.readable, held)
+        Watch(app.config["STORE"], held.waited,
+              lambda tokens: first.trigger.pull_trigger(lambda: held.wake(tokens)),
+              alive=lambda: first._fileno is not None).start()
+
+
+class Turn:
+    """A listener's `readable`, which its loop asks at every turn (at least once a second):
+    the held polls whose time is up are answered first."""
+
+    def __init__(self, readable, held):
+        self.readable, self.held = readable, held
+
+    def __call__(self) -> bool:
+        self.held.expire()
+        return self.readable()
+
+
+class Held:
+    """The polls held, each until its game moves (`wake`, in the loop's thread) or its
+    time is up (`expire`, likewise): then it goes through its listener's Gate again (drawn
+    by a worker if the game moved) or is answered 204 (the screen asks again). Held by a
+    Gate in the loop's thread or a worker's; read by the Watch's thread."""
+
+    def __init__(self, hold: float = HOLD, clock=time.monotonic):
+        self.hold, self.clock = hold, clock
+        self._lock = threading.Lock()
+        self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
+        self._until: OrderedDict = OrderedDict()  # channel: (token, when its time is up),
+        # in the order of that time (every poll is held as long)
+        self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
+
+    def add(self, channel, token: str, stamp: int) -> None:
+        with self._lock:
+            self._games.setdefault(token, {})[channel] = stamp
+            self._until[channel] = (token, self.clock() + self.hold)
+            self._until.move_to_end(channel)
+            self._fresh.add(token)
+        channel.held = self
+
+    def waited(self) -> tuple[dict[str, set[int]], set[str]]:
+        """For the Watch: each game waited on with the stamps its screens show, and the
+        games newly waited on since it last asked."""
+        with self._lock:
+            fresh, self._fresh = self._fresh, set()
+            return {token: set(shown.values()) for token, shown in self._games.items()}, fresh
+
+    def wake(self, tokens) -> None:
+        """The polls of the games `tokens` go on (the loop's thread)."""
+        with self._lock:
+            woken = [channel for token in tokens for channel in self._games.pop(token, ())]
+            for channel in woken:
+                del self._until[channel]
+        for channel in woken:
+            _release(channel, None)
+
+    def expire(self) -> None:
+        """The polls whose time is up are answered 204 (the loop's thread)."""
+        now, done = self.clock(), []
+        with self._lock:
+            while self._until:
+                channel, (_, until) = next(iter(self._until.items()))
+                if until > now:
+                    break
+                self._forget(channel)
+                done.append(channel)
+        for channel in done:
+            _release(channel, _nothing_new_answer(channel.server.adj.ident))
+
+    def answer(self, channel) -> None:
+        """Answer the held poll of `channel` 204 now: its client sent more behind it."""
+        with self._lock:
+            if channel not in self._until:
+                return
+            self._forget(channel)
+        _release(channel, _nothing_new_answer(channel.server.adj.ident))
+
+    def drop(self, channel) -> None:
+        """Forget the poll of a connection its client closed."""
+        with self._lock:
+            if channel in self._until:
+                self._forget(channel)
+        channel.held = None
+
+    def _forget(self, channel) -> None:
+        token, _ = self._until.pop(channel)
+        shown = self._games[token]
+        del shown[channel]
+        if not shown:
+            del self._games[token]
+
+    def __len__(self) -> int:
+        return len(self._until)
+
+
+def _release(channel, answer: bytes | None) -> None:
+    """A held poll goes on: answered `answer` (then the requests behind it, if any, go
+    to the Gate), or, without one, to its listener's Gate."""
+    channel.held = None
+    _ask_again(channel)
+    with channel.requests_lock:
+        if not channel.requests:
+            return  # the client went
+        if answer is not None:
+            if not channel.connected:
+                channel.will_close = True
+                return
+            channel.write_soon(answer)
+            channel.requests.pop(0).close()
+            if not channel.requests:
+                if _waits_to_continue(channel):
+                    channel.send_continue()
+                return
+        channel.server.add_task(channel)  # the Gate
+
+
+def _ask_again(channel) -> None:
+    """Have the loop ask `channel` what it wants at its next turn: loop.Sockets notes the
+    sockets to ask (waitress's own loop asks every one at every turn)."""
+    changed = getattr(channel._map, "changed", None)
+    if changed is not None and channel._fileno is not None:
+        changed.append(channel._fileno)
 
 
 class Admission:
@@ -85,10 +223,27 @@ class KeepAliveTask(WSGITask):
 
 class Channel(HTTPChannel):
     """A connection: its answers keep it open (KeepAliveTask); its address's count in the
-    Guard goes down when it closes."""
+    Guard goes down when it closes. While its poll is held it is idle to the loop (it may
+    read: a client that closes is seen at once) and takes no worker."""
 
     task_class = KeepAliveTask
     guard = None
+    held = None  # the Held keeping this connection's poll, while it does
+
+    def readable(self) -> bool:
+        if self.held is not None:  # a request waits, but no worker has it
+            return not (self.will_close or self.close_when_flushed or self.total_outbufs_len)
+        return super().readable()
+
+    def handle_read(self) -> None:
+        super().handle_read()
+        if self.held is None:
+            return
+        if not self.connected:  # the screen went
+            self.held.drop(self)
+            self.will_close = True
+        elif len(self.requests) > 1 or self.request is not None:  # more behind the poll
+            self.held.answer(self)
 
     def del_channel(self, map=None) -> None:
         super().del_channel(map)
@@ -102,38 +257,55 @@ class Gate:
     serve; called with the connection's requests locked, while no worker serves it):
     a connection with too many requests waiting is closed; a request over its address's
     rate is answered 429 in words, and a poll that finds nothing new (web/polls.py, the
-    request a café sends most) 204, at once, with no worker thread; any other goes to
-    a worker."""
+    request a café sends most) is held until its game moves (or, where nothing holds,
+    answered 204 at once), with no worker thread; any other goes to a worker."""
 
-    def __init__(self, dispatch, polls: QuietPolls | None, guard: Guard):
-        self.dispatch, self.polls, self.guard = dispatch, polls, guard
+    def __init__(self, dispatch, polls: QuietPolls | None, guard: Guard, held: Held | None):
+        self.dispatch, self.polls, self.guard, self.held = dispatch, polls, guard, held
 
     def __call__(self, channel) -> None:
         if len(channel.requests) > PIPELINED:
             _hang_up(channel)
             return
-        while channel.requests and self._answered(channel, channel.requests[0]):
+        while channel.requests:
+            done = self._answered(channel, channel.requests[0])
+            if done is HELD:
+                return
+            if not done:
+                break
             channel.requests.pop(0).close()
         if channel.requests:
             self.dispatch(channel)
         elif _waits_to_continue(channel):  # as waitress's worker does when none is left
             channel.send_continue()
 
-    def _answered(self, channel, request) -> bool:
-        """A 429 sent for `request` if its address sent too many, or a 204 if it is a poll
-        that finds nothing new on a connection kept open, with nothing else waiting to be
-        sent on it."""
+    def _answered(self, channel, request):
+        """A 429 sent for `request` if its address sent too many (True); HELD if it is a
+        poll that finds nothing new, on a connection kept open with nothing else waiting
+        on it, and is held (unless its screen asks for an answer now, having just failed
+        to reach the server: `now=1`); True if such a poll is answered 204 at once (no Held, or a
+        request waits behind it); False if a worker must serve it."""
         if not self.guard.request(channel.addr[0]):
             channel.write_soon(_too_many_answer(channel.server.adj.ident))
             return True
         if (self.polls is None or request.error or request.version != "1.1"
                 or not channel.connected or channel.total_outbufs_len
                 or request.expect_continue
-                or request.headers.get("CONNECTION", "").lower() == "close"
-                or not self.polls.nothing_new(_environ(request))):
+                or request.headers.get("CONNECTION", "").lower() == "close"):
             return False
+        unchanged = self.polls.unchanged(_environ(request))
+        if unchanged is None:
+            return False
+        if (self.held is not None and len(channel.requests) == 1
+                and channel.request in (None, request)  # (waitress clears it after this)
+                and "now=1" not in request.query.split("&")):  # a screen that just failed
+            self.held.add(channel, *unchanged)  # nothing else on its way on this connection
+            return HELD
         channel.write_soon(_nothing_new_answer(channel.server.adj.ident))
         return True
+
+
+HELD = "held"  # what Gate._answered says of a poll it held
 
 
 def _hang_up(channel) -> None:

@@ -1,6 +1,6 @@
 """What the server uses of waitress beyond its documented API (`create_server` with its
 options, `run`): the classes and attributes behind the loop of its own (loop.py), the
-keep-alive 204s and the polls answered in the loop (serve.py).
+keep-alive 204s and the polls held in the loop (channel.py).
 
 pyproject.toml bounds waitress to the versions tested (constraints.txt has the one CI
 ran). A version without one of these names is told in one line at start, naming it, and
@@ -17,13 +17,14 @@ USED = {
     "waitress.server": {
         "BaseWSGIServer": ("channel_class", "add_task", "adj", "next_channel_cleanup",
                            "asyncore", "accepting", "readable", "writable", "maintenance",
-                           "active_channels"),
+                           "active_channels", "trigger", "_fileno"),
     },
     "waitress.channel": {
         "HTTPChannel": ("task_class", "requests", "request", "connected", "server",
                         "total_outbufs_len", "write_soon", "send_continue",
                         "sent_continue", "readable", "writable", "accepting", "addr",
-                        "will_close", "del_channel"),
+                        "will_close", "del_channel", "requests_lock", "handle_read",
+                        "close_when_flushed", "_map", "_fileno"),
     },
     "waitress.task": {"WSGITask": ("set_close_on_finish", "version", "has_body", "request")},
     "waitress.parser": {
@@ -31,6 +32,7 @@ USED = {
                               "headers", "command", "path", "query", "url_scheme", "close"),
     },
     "waitress.wasyncore": {"readwrite": ()},
+    "waitress.trigger": {"trigger": ("pull_trigger",)},
     "waitress.utilities": {"build_http_date": ()},
 }
 

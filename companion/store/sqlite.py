@@ -125,6 +125,9 @@ _UNOPENED = ("cannot be opened", "check that it is a database file this user may
 _EMPTY = ("is empty", "restore it from a backup, or remove it to start afresh with no games")
 
 
+_BATCH = 500  # tokens asked in one query (SQLite allows 32,766 parameters)
+
+
 class StorageFault(Exception):
     """The database cannot be used: `text` says why and what to do (a Phrase shown on a
     page while the server runs; plain English printed on the console at start)."""
@@ -194,6 +197,7 @@ class Store:
             raise StorageFault(_start_fault(self.path, _code(error), error)) from None
         self._file = _identity(self.path)
         self._local = threading.local()  # each thread's connection, kept between requests
+        self.committed = threading.Event()  # set by every write of this process (news.Watch)
 
     def _prepare(self, db) -> None:
         """The tables, made or brought up to date in one write (so a lock held by another
@@ -289,6 +293,23 @@ class Store:
         with self._connect() as db:
             row = db.execute("SELECT stamp FROM games WHERE token = ?", (token,)).fetchone()
             return row and row[0]
+
+    def stamps(self, tokens: list[str]) -> dict[str, int]:
+        """The stamps of the games `tokens` (those that exist)."""
+        found = {}
+        with self._connect() as db:
+            for start in range(0, len(tokens), _BATCH):
+                batch = tokens[start:start + _BATCH]
+                found.update(db.execute(
+                    f"SELECT token, stamp FROM games WHERE token IN ({', '.join('?' * len(batch))})",
+                    batch).fetchall())
+        return found
+
+    def data_version(self) -> int:
+        """A number that moves whenever another connection (of this process or another)
+        has committed a change since this thread's connection last asked."""
+        with self._connect() as db:
+            return db.execute("PRAGMA data_version").fetchone()[0]
 
     def seats_taken(self, token: str) -> list[int] | None:
         """The seats devices hold in a game, in order (what the join page's poll asks);
@@ -448,6 +469,7 @@ class Store:
                         db.execute("ROLLBACK")
                     raise
                 db.execute("COMMIT")
+            self.committed.set()
         except sqlite3.OperationalError as error:
             if _code(error) not in _DISK_ERRORS:
                 raise

@@ -29,27 +29,30 @@ class QuietPolls:
         self.app, self.flask = app, app.wsgi_app
 
     def __call__(self, environ, start_response):
-        if self.nothing_new(environ):
+        if self.unchanged(environ) is not None:
             start_response("204 NO CONTENT", list(NOTHING_NEW))
             return []
         return self.flask(environ, start_response)
 
-    def nothing_new(self, environ) -> bool:
-        """Whether `environ` is a poll whose game's stamp is the one it shows (or may be
-        answered by Flask alone: any other request, any doubt)."""
+    def unchanged(self, environ) -> tuple[str, int] | None:
+        """The game's token and stamp if `environ` is a poll whose game's stamp is the one
+        it shows; None for any other request, or any doubt (Flask answers it)."""
         if environ.get("REQUEST_METHOD") != "GET":
-            return False
+            return None
         polled = POLLS.fullmatch(environ.get("PATH_INFO", ""))
         if polled is None or "HTTP_HOST" not in environ:
-            return False
+            return None
         host = get_host(environ["wsgi.url_scheme"], environ["HTTP_HOST"])  # as request.host
         if not host or not names_this_server(host, self.app.config["HOST_NAMES"]):
-            return False
+            return None
+        token = polled.group(1)
         try:
-            stamp = self.app.config["STORE"].stamp(polled.group(1))
+            stamp = self.app.config["STORE"].stamp(token)
         except (StorageFault, sqlite3.Error):
-            return False  # Flask says so in words
+            return None  # Flask says so in words
         if stamp is None:
-            return False  # Flask answers 404
+            return None  # Flask answers 404
         environ[STAMP_READ] = stamp  # Flask draws the screen at this stamp, not asking again
-        return shows(stamp, dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v"))
+        if shows(stamp, dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("v")):
+            return token, stamp
+        return None
