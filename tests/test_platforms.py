@@ -6,11 +6,14 @@ the server then runs waitress's own loop (select() or poll()), never the epoll l
 every page, poll and action answers as on Linux.
 """
 import html
+import http.client
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -41,8 +44,9 @@ def platform_server(request, tmp_path):
 
 
 def live_stamp(page) -> str:
-    """The stamp the table page's live part polls with (`v=`)."""
-    return re.search(r'hx-get="[^"]*/live\?v=(\d+)"', html.unescape(page.text)).group(1)
+    """The stamp the table page's live part polls with (`v=`), in a page or its text."""
+    text = page if isinstance(page, str) else page.text
+    return re.search(r'hx-get="[^"]*/live\?v=(\d+)"', html.unescape(text)).group(1)
 
 
 def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
@@ -54,13 +58,28 @@ def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
     table = host.get(f"/g/{token}")
     assert table.status_code == 200
     seen = live_stamp(table)
-    assert host.get(f"/g/{token}/live?v={seen}").status_code == 204  # nothing new
+    assert host.get(f"/g/{token}/live?v={seen}&now=1").status_code == 204  # nothing new
+    screen = held_poll(local, f"/g/{token}/live?v={seen}")
     play(host, token, GAME[:2])  # a reveal and a sale (R8)
+    screen.sock.settimeout(10)
+    answer = screen.getresponse()  # at the first change, the reveal: not 20 s later
+    assert answer.status == 200 and live_stamp(answer.read().decode()) != seen
     assert host.get(f"/g/{token}/live?v={seen}").status_code == 200  # news: the sale
     assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
     play(host, token, GAME[2:])
     assert "Final score" in text(host.get(f"/g/{token}/score"))
     assert event_polls(process.pid) == 0  # waitress's own loop: select() or poll()
+
+
+def held_poll(base: str, path: str) -> http.client.HTTPConnection:
+    """A screen's poll sent on a kept-alive connection, and not answered within half a
+    second: the server holds it (it would answer 204 at once otherwise)."""
+    address = urlsplit(base)
+    screen = http.client.HTTPConnection(address.hostname, address.port, timeout=0.5)
+    screen.request("GET", path)
+    with pytest.raises(socket.timeout):
+        screen.getresponse()
+    return screen
 
 
 def test_on_linux_the_server_runs_its_own_epoll_loop(tmp_path):
