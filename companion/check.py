@@ -13,7 +13,8 @@ from pathlib import Path
 
 from companion.server.network import DEFAULT_PORT
 from companion.server.serve import CannotListen, bind, is_loopback, listen_on, offers
-from companion.store.sqlite import DATABASE, StorageFault, check_files
+from companion.store.sql import StorageFault
+from companion.store.sqlite import DATABASE, check_files
 
 REACH_TIMEOUT = 2.0  # seconds to wait for this machine's own answer through an address
 

@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
                              "0: any free port)")
     parser.add_argument("--data-dir", default="templari-data",
                         help="where games are kept (created on first start)")
+    parser.add_argument("--database", metavar="URL",
+                        help="keep the games in PostgreSQL at this postgresql:// URL instead "
+                             "of the data directory (pip install '.[postgres]')")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
                         help="a name or address phones may use to reach this server, e.g. "
                              "mylaptop.local (may be given more than once: the first is the "
@@ -53,10 +56,11 @@ def _serve(args) -> int:
     data directory or a database that cannot be used stops the start with one line saying
     why."""
     from companion.server.serve import CannotListen, serve
-    from companion.store.sqlite import StorageFault
+    from companion.store.sql import StorageFault
 
     try:
-        serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes)
+        serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
+              database=args.database)
     except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1

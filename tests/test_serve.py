@@ -76,7 +76,7 @@ def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_addre
     assert f"To host from another device, open http://192.168.1.5:{port}/host/" in out
     assert options["create_app"] == {"addresses": [(f"http://192.168.1.5:{port}", "Wi-Fi"),
                                                    (f"http://10.8.0.2:{port}", "VPN")],
-                                     "names": []}
+                                     "names": [], "database": None}
 
 
 def test_the_default_port_is_free_on_stock_laptops():
@@ -440,11 +440,11 @@ def _until(condition, what: str) -> None:
         time.sleep(0.01)
 
 
-def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path):
+def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path, database):
     """A screen's poll that finds nothing new waits (30 s here); a sale made meanwhile
     answers it at once with the new part, which shows the payment (R8); the same
     connection's next poll is held again."""
-    app = create_app(tmp_path / "data")
+    app = create_app(tmp_path / "data", database=database)
     poll = _new_game(app)
     store, token = app.config["STORE"], poll.split("/")[2]
     with _served(app, hold=30) as (port, _):
@@ -467,10 +467,11 @@ def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path)
         _until(lambda: len(held) == 0, "a poll whose client went is forgotten")
 
 
-def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path):
-    """Another process writes to the data directory (a second server process, or the
-    command line): the held poll learns of it from the database and is answered."""
-    app = create_app(tmp_path / "data")
+def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database):
+    """Another process writes to the games (a second server process, or on PostgreSQL
+    another machine's): the held poll learns of it from the database (SQLite's data
+    version, PostgreSQL's notification) and is answered."""
+    app = create_app(tmp_path / "data", database=database)
     poll = _new_game(app)
     token = poll.split("/")[2]
     with _served(app, hold=30) as (port, _):
@@ -481,11 +482,12 @@ def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path):
         _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
         subprocess.run([sys.executable, "-c", (
             "import sys; from companion.rules.record import parse_event;"
-            "from companion.store import games; from companion.store.sqlite import Store;"
-            "store = Store(sys.argv[1]); game = games.load(store, sys.argv[2]);"
+            "from companion.store import games, open_store;"
+            "store = open_store(sys.argv[1], sys.argv[3] or None);"
+            "game = games.load(store, sys.argv[2]);"
             "games.append(store, game, game.version, parse_event({'type': 'reveal', 'cards': "
             "[{'family': 'red', 'number': 1}, {'family': 'blue', 'number': 2}]}), 'host')"),
-            str(tmp_path / "data"), token], check=True)
+            str(tmp_path / "data"), token, database or ""], check=True)
         waiting.join()
         phone.close()
     assert answer[0][0] == 200 and "red" in answer[0][1]
@@ -493,19 +495,19 @@ def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path):
 
 def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(tmp_path):
     """The race: a change committed between a poll's look at the stamp and its being held
-    moves no data version the Watch has not seen; it reads the stamps of the games newly
-    waited on anyway."""
+    is news the Watch may have had already; it reads the stamps of the games newly waited
+    on anyway."""
     from companion.store.news import Watch
     app = create_app(tmp_path / "data")
     store, token = app.config["STORE"], _new_game(app).split("/")[2]
     moved = []
     shown = {token: {store.stamp(token) - 1}}  # the stamp before a change
     watch = Watch(store, lambda: (shown, fresh), moved.append)
-    version = store.data_version()
     fresh = set()
-    assert watch._turn(version) == version and moved == []  # nothing committed, none new
+    watch.look(changed=False)
+    assert moved == []  # nothing committed, no game newly waited on: nothing read
     fresh = {token}
-    watch._turn(version)
+    watch.look(changed=False)
     assert moved == [[token]]
 
 

@@ -51,9 +51,9 @@ def disk(tmp_path):
     subprocess.run(["umount", str(mount_point)], check=True)
 
 
-def table_on(data_dir):
+def table_on(data_dir, database=None):
     """An app with a game, Bert's phone seated, the first lot sold: (app, host, phone, token)."""
-    app = make_app(data_dir)
+    app = make_app(data_dir, database=database)
     app.test_client_class = StorageClient
     host, phone = app.test_client(), phone_client(app)
     token = new_game(host)

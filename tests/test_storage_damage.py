@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from companion.store import wal
-from companion.store.sqlite import StorageFault, Store
+from companion.store.sql import StorageFault
+from companion.store.sqlite import Store
 from tests.test_storage import NEXT, assert_refused, table_on
 from tests.web_helpers import act
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 import pytest
 
 from companion import cli
-from companion.store.sqlite import CODE_ALPHABET, CODE_LENGTH
+from companion.store.sql import CODE_ALPHABET, CODE_LENGTH
 from companion.web.screens.host import CODE_TRIES_PER_MINUTE, WRONG_CODES_PER_HOUR
 from tests.web_helpers import alerts, make_app, new_game, phone_client, submit, text
 

@@ -4,14 +4,14 @@ game, a setting, a hand edit of the database) and shows even when the disk refus
 keep it."""
 import json
 import re
-import sqlite3
 
 import pytest
 
 from companion.rules.record import FORMAT
 from companion.store import games
-from companion.store.sqlite import READ_ONLY, StorageFault
-from tests.web_helpers import GAME, PLAYERS, body, play, refuse_writes, text
+from companion.store.sql import StorageFault
+from companion.store.sqlite import READ_ONLY
+from tests.web_helpers import GAME, PLAYERS, body, hand_edit, play, refuse_writes, text
 from tests.web_helpers import app, game, host  # noqa: F401 (fixtures)
 
 
@@ -35,17 +35,10 @@ def page_links(page) -> list[tuple[str, str]]:
     return re.findall(r'<p class="pages"><a href="([^"]*)">([^<]*)</a>', body(page))
 
 
-def hand_edit(app, sql: str, *params) -> None:
-    """Someone edits the database by hand, with the server running."""
-    with sqlite3.connect(app.config["STORE"].path) as db:
-        db.execute(sql, params)
-
-
 def kept(app, token) -> bool:
     """Whether the summary kept with the game is the one of the game as it is."""
-    with sqlite3.connect(app.config["STORE"].path) as db:
-        return db.execute("SELECT summary_stamp = stamp FROM games WHERE token = ?",
-                          (token,)).fetchone()[0] == 1
+    return hand_edit(app, "SELECT summary_stamp = stamp FROM games WHERE token = ?",
+                     token)[0][0] in (1, True)
 
 
 def test_45_games_take_3_pages_the_newest_first_each_game_once(app, host):
@@ -162,7 +155,8 @@ def test_the_list_shows_when_the_disk_refuses_to_keep_a_summary(app, host, game,
 
 
 def test_the_list_shows_on_a_database_that_refuses_writes(app, host, game, monkeypatch):
-    """SQLite itself refuses the write (query_only)."""
+    """The database itself refuses the write (SQLite's query_only, PostgreSQL's read-only
+    transactions)."""
     play(host, game, GAME[:2])
     refuse_writes(monkeypatch, app.config["STORE"])
     page = host.get("/")

@@ -8,6 +8,8 @@ turn them into the form values the pages use ("0", "0:1").
 import html
 import json
 import re
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from io import BytesIO
@@ -17,8 +19,8 @@ from flask import got_request_exception
 from flask.testing import FlaskClient
 
 from companion.rules.cards import DEFAULT_FAMILIES
-from companion.web.guards.buckets import Buckets
 from companion.web import create_app
+from companion.web.guards.buckets import Buckets
 from companion.web.guards.pace import PACE
 
 PLAYERS = ("Anna", "Bert", "Claus")
@@ -67,10 +69,12 @@ class CheckedClient(FlaskClient):
         return response
 
 
-def make_app(data_dir, lan_url=None, others=()):
+def make_app(data_dir, lan_url=None, others=(), database=None):
     """create_app with the checked client and a list of the exceptions it raised; phones
-    are shown `lan_url`, if given, and the host is offered `others` ((url, label) each)."""
-    app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others])
+    are shown `lan_url`, if given, and the host is offered `others` ((url, label) each);
+    the games are kept in the data directory, or the PostgreSQL `database`."""
+    app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others],
+                     database=database)
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
     app.extensions[PACE] = Buckets(float("inf"), float("inf"))
@@ -90,8 +94,9 @@ def phone_client(app, address=PHONE_ADDRESS):
 
 
 @pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path / "data")
+def app(tmp_path, database):
+    """The app on each backend in turn (tests/postgres.py)."""
+    return make_app(tmp_path / "data", database=database)
 
 
 @pytest.fixture
@@ -306,16 +311,32 @@ def version(app, token) -> int:
 
 
 def refuse_writes(monkeypatch, store) -> None:
-    """From now on SQLite itself refuses every write of `store` (query_only): as a full or
-    read-only disk would, where no disk can be mounted."""
+    """From now on the database itself refuses every write of `store`: SQLite's query_only
+    (as a full or read-only disk would, where no disk can be mounted), PostgreSQL's
+    read-only transactions (as a standby server would)."""
     connection = store._connection
+    refuse = ("PRAGMA query_only = ON" if hasattr(store, "path")
+              else "SET default_transaction_read_only = on")
 
     def refusing_writes(*args, **kwargs):
         db = connection(*args, **kwargs)
-        db.execute("PRAGMA query_only = ON")
+        db.execute(refuse)
         return db
     monkeypatch.setattr(store, "_connection", refusing_writes)
     store.close()  # the thread's next connection is a refusing one
+
+
+def hand_edit(app, sql: str, *params) -> list[tuple]:
+    """Someone edits the database by hand (`?` parameters), with the server running: the
+    rows the statement gives back."""
+    store = app.config["STORE"]
+    if hasattr(store, "path"):
+        with closing(sqlite3.connect(store.path)) as db, db:
+            return db.execute(sql, params).fetchall()
+    import psycopg
+    with psycopg.connect(store.url, autocommit=True) as db:
+        cursor = db.execute(sql.replace("?", "%s"), params)
+        return cursor.fetchall() if cursor.description else []
 
 
 def stamp(app, token) -> int:

@@ -14,9 +14,11 @@ import select
 import signal
 import socket
 import sys
+from functools import partial
 
 import waitress
 
+from companion.store.sql import shown
 from companion.web import create_app
 from companion.web.render.qr import qr_text
 from . import network, waitress_api
@@ -42,24 +44,28 @@ class CannotListen(Exception):
     """The server cannot listen as asked: one line saying why and what to do."""
 
 
-def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1) -> None:
+def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1,
+          database: str | None = None) -> None:
     """Listen, print where to connect (with a QR code), then serve until stopped, in
-    `processes` server processes sharing the data directory and the listening sockets.
-    `port` None: the default port, or the next free one."""
+    `processes` server processes sharing the games (in the data directory, or the
+    PostgreSQL `database`) and the listening sockets. `port` None: the default port, or
+    the next free one."""
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
     try:
         bound = sockets[0].getsockname()[1]
         offered = offers(host, bound, names)
-        app = create_app(data_dir, addresses=offered, names=list(names))
-        tell(host, bound, data_dir, offered, app.config["HOST_KEY"],
+        make = partial(create_app, data_dir, addresses=offered, names=list(names),
+                       database=database)
+        app = make()
+        tell(host, bound, shown(database) if database else data_dir, offered,
+             app.config["HOST_KEY"],
              moved=port is None and bound != DEFAULT_PORT)
         if processes == 1:
             waitress_serve(app, sockets=sockets, **waitress_options(app))
             return
         app.config["STORE"].close()  # each process opens its own connections
-        serve_processes(lambda: create_app(data_dir, addresses=offered, names=list(names)),
-                        sockets, processes)
+        serve_processes(make, sockets, processes)
     finally:
         for sock in sockets:
             sock.close()
@@ -160,10 +166,10 @@ def local_url(host: str, port: int) -> str:
     return network.url(host if is_loopback(host) else LOOPBACK, port)
 
 
-def tell(host, port, data_dir, offered, host_key, moved=False) -> None:
+def tell(host, port, kept_in, offered, host_key, moved=False) -> None:
     """Say where to connect: this device (the host), phones (with a QR code), the other
     addresses, and how to host from another device."""
-    print(f"Templari Companion: games are kept in {data_dir}")
+    print(f"Templari Companion: games are kept in {kept_in}")
     if moved:
         print(f"Port {DEFAULT_PORT} is taken by another program: serving on port {port}.")
     print(f"On this device, the host, open {local_url(host, port)}")

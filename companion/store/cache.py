@@ -9,7 +9,7 @@ import threading
 from collections import OrderedDict
 
 from . import games
-from .sqlite import Store
+from .sql import SQLStore
 
 GAMES_KEPT = 256  # a club night's tables, with room to spare
 
@@ -17,7 +17,7 @@ GAMES_KEPT = 256  # a club night's tables, with room to spare
 class GameCache:
     """The latest Game of each recently used game (at most `size`), by token."""
 
-    def __init__(self, store: Store, size: int = GAMES_KEPT):
+    def __init__(self, store: SQLStore, size: int = GAMES_KEPT):
         self.store, self.size = store, size
         self._games: OrderedDict[str, games.Game] = OrderedDict()
         self._lock = threading.Lock()

@@ -18,7 +18,7 @@ from companion.rules.refusal import Refusal
 from companion.rules.state import (GameState, apply, auction_result, check_auction_over,
                                    new_game, next_actions)
 from .checkpoints import Folding, Kept
-from .sqlite import Conflict, StoredGame, Store, Unreadable
+from .sql import Conflict, SQLStore, StoredGame, Unreadable
 
 
 # What one game may hold, so that a phone tapping a penalty again and again cannot make
@@ -126,7 +126,7 @@ class Damaged(Exception):
         self.record = {**header, "events": list(stored.events)}
 
 
-def load(store: Store, token: str) -> Game | None:
+def load(store: SQLStore, token: str) -> Game | None:
     """The stored game, None if there is none; Damaged if its log no longer replays."""
     stored = store.game(token)
     return None if stored is None else checked(stored)
@@ -171,7 +171,7 @@ def _parsed(index: int, raw):
         raise
 
 
-def create(store: Store, record: dict, options: Options) -> str:
+def create(store: SQLStore, record: dict, options: Options) -> str:
     """Check a whole record (new or imported) and store it as a new game; a record with
     live bids or drop-outs is played on in live auction mode. Its events are signed as
     imported; a record longer than one game may hold is refused before its events are
@@ -225,7 +225,7 @@ def added_result(game: Game, index: int) -> bool:
             and auction_result(game.state_at(index)) is not None)
 
 
-def append(store: Store, game: Game, version: int, event, by: str) -> Game:
+def append(store: SQLStore, game: Game, version: int, event, by: str) -> Game:
     """Record one more event (in live auction mode, with the result it brings about);
     the game as it is now."""
     _check_version(game, version)
@@ -243,7 +243,7 @@ def _check_mode(options: Options, state: GameState, event) -> None:
         check_auction_over(state)
 
 
-def undo(store: Store, game: Game, version: int, by: str) -> Game:
+def undo(store: SQLStore, game: Game, version: int, by: str) -> Game:
     """Take back the last action (with the result live auction mode added after it)."""
     _check_version(game, version)
     _check_unlocked(game)
@@ -254,7 +254,7 @@ def undo(store: Store, game: Game, version: int, by: str) -> Game:
                   kind="undo")
 
 
-def correct(store: Store, game: Game, version: int, index: int, event, by: str) -> Game:
+def correct(store: SQLStore, game: Game, version: int, index: int, event, by: str) -> Game:
     """Replace event `index`; every later event is checked again."""
     _check_version(game, version)
     _check_unlocked(game)
@@ -263,7 +263,7 @@ def correct(store: Store, game: Game, version: int, index: int, event, by: str) 
     return _write(store, game, version, by, index, [event], skip=1, kind="correct")
 
 
-def remove(store: Store, game: Game, version: int, index: int, by: str) -> Game:
+def remove(store: SQLStore, game: Game, version: int, index: int, by: str) -> Game:
     """Take event `index` out of the log; every later event is checked again."""
     _check_version(game, version)
     _check_unlocked(game)
@@ -274,7 +274,7 @@ def remove(store: Store, game: Game, version: int, index: int, by: str) -> Game:
     return _write(store, game, version, by, index, [], skip=1, kind="remove")
 
 
-def set_options(store: Store, game: Game, by: str, **changes) -> None:
+def set_options(store: SQLStore, game: Game, by: str, **changes) -> None:
     """Change the game's companion settings (the host's), noted in its journal."""
     store.set_options(game.token, asdict(replace(game.options, **changes)),
                       (time.time(), by, {"kind": "settings", **changes}))
@@ -291,7 +291,7 @@ def _check_index(game: Game, index: int) -> None:
         raise Refusal("form", "there is no action {number}", number=index + 1)
 
 
-def _write(store: Store, game: Game, version: int, by: str, keep: int, change, skip: int = 0,
+def _write(store: SQLStore, game: Game, version: int, by: str, keep: int, change, skip: int = 0,
            kind: str | None = None) -> Game:
     """Keep the first `keep` events, put the events of `change` in place of the `skip`
     after them, and check every later event again (see `rewritten`). Refuse with the

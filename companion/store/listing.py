@@ -6,10 +6,10 @@ whose stamp is no longer the game's is worked out again when the list shows it."
 from contextlib import suppress
 
 from . import games
-from .sqlite import StorageFault, Store
+from .sql import SQLStore, StorageFault
 
 
-def listed(store: Store, offset: int, limit: int) -> list[dict]:
+def listed(store: SQLStore, offset: int, limit: int) -> list[dict]:
     """The summaries of up to `limit` games after the first `offset`, newest first, as the
     list shows them; those missing or out of date are worked out again and kept (if the
     disk refuses, they are shown all the same, and worked out again next time). A game

@@ -1,10 +1,5 @@
-"""SQLite storage: each game's record header, its event log, its seats and its journal.
-
-The event log is the only truth about a game; every change bumps the game's
-version, and a write names the version it was based on, so two devices
-submitting at once cannot both apply. Each event keeps who recorded it and when,
-and the journal keeps every undo and correction (companion data, not part of the
-game record); the server's host grants are kept here too.
+"""The games in SQLite, in the data directory: the default, with nothing to set up
+(the queries are sql.SQLStore's).
 
 The database must be whole and writable when the server starts, its file not empty
 and its write-ahead log without damage (StorageFault says why not, in one line); while
@@ -12,20 +7,17 @@ it runs, a write the disk refuses (full, read-only, an I/O error) changes nothin
 says so, reads go on, and a database file that has vanished or been replaced is never
 silently started again empty.
 """
-import json
 import os
-import secrets
 import shutil
 import sqlite3
 import tempfile
 import threading
-import time
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from companion.rules.phrase import N_, Phrase
 from . import wal
+from .sql import CODE_LENGTH, SQLStore, StorageFault, free_code
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -87,13 +79,6 @@ _STAMP_TRIGGERS = tuple(
 _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
                             "summary TEXT", "summary_stamp INTEGER"),
                   "events": ("by TEXT", "at REAL")}
-# A game's short code, typed on a phone without a camera: CODE_LENGTH letters and digits
-# without look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B), unique among the server's games, kept
-# and shown in two groups ("KXR-4TQM") that a person reads and types in seconds. 25^7
-# codes: tests/test_web_codes.py works out the odds of guessing one.
-CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
-CODE_LENGTH = 7
-CODE_GROUP = 3  # characters before the dash (a code is kept with its dash)
 DATABASE = "companion.sqlite3"
 BUSY_TIMEOUT = 30  # seconds a connection waits for another one's write
 START_TIMEOUT = 1  # at start, another program's lock is not waited out
@@ -125,62 +110,15 @@ _UNOPENED = ("cannot be opened", "check that it is a database file this user may
 _EMPTY = ("is empty", "restore it from a backup, or remove it to start afresh with no games")
 
 
-_BATCH = 500  # tokens asked in one query (SQLite allows 32,766 parameters)
-
-
-class StorageFault(Exception):
-    """The database cannot be used: `text` says why and what to do (a Phrase shown on a
-    page while the server runs; plain English printed on the console at start)."""
-
-    def __init__(self, text):
-        super().__init__(str(text))
-        self.text = text
-
-
-class Unreadable(str):
-    """A stored text that is not JSON (the database edited by hand), kept as it is."""
-
-
-class Conflict(Exception):
-    """The game changed since the version a write was based on."""
-
-
-class SeatTaken(Exception):
-    """Another device already holds that seat."""
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """One game as stored: header and events are record JSON values."""
-
-    token: str
-    header: dict
-    options: dict
-    version: int
-    events: list
-    seats: dict[int, str]
-    moves: dict | None = None  # after an undo or a correction: the coins it moved
-    code: str = ""
-    created: float = 0.0
-    signatures: list = ()  # per event: (who recorded it, when), or (None, None)
-    journal: list = ()  # undos, corrections and settings: (when, who, entry)
-    stamp: int = 0  # moves with every change (see _STAMP_TRIGGERS)
-
-
-@dataclass(frozen=True)
-class Grant:
-    """Host rights given to another device, revocable (never the host key itself)."""
-
-    id: int
-    label: str
-    created: float
-
-
-class Store:
+class Store(SQLStore):
     """The data directory's database: opened at start (made if need be), checked whole,
     and from then on only that very file is used."""
 
+    TAKEN = (sqlite3.IntegrityError,)
+    ERRORS = (StorageFault, sqlite3.Error)
+
     def __init__(self, data_dir):
+        super().__init__()
         directory = Path(data_dir)
         _check_directory(directory)
         self.path = directory / DATABASE
@@ -197,7 +135,6 @@ class Store:
             raise StorageFault(_start_fault(self.path, _code(error), error)) from None
         self._file = _identity(self.path)
         self._local = threading.local()  # each thread's connection, kept between requests
-        self.committed = threading.Event()  # set by every write of this process (news.Watch)
 
     def _prepare(self, db) -> None:
         """The tables, made or brought up to date in one write (so a lock held by another
@@ -222,238 +159,18 @@ class Store:
         (its stamp moves)."""
         for (game_id,) in db.execute("SELECT id FROM games WHERE code IS NULL OR "
                                      "length(code) != ?", (CODE_LENGTH + 1,)).fetchall():
-            db.execute("UPDATE games SET code = ? WHERE id = ?", (_free_code(db), game_id))
+            db.execute("UPDATE games SET code = ? WHERE id = ?", (free_code(db), game_id))
 
-    def secret(self, name: str) -> str:
-        """A random secret kept across restarts (created on first use: read otherwise, so
-        that pages showing it open on a full or read-only disk)."""
-        with self._connect() as db:
-            value = self._secret(db, name)
-        if value is None:
-            with self._write() as db:
-                db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)",
-                           (name, secrets.token_hex(32)))
-                value = self._secret(db, name)
-        return value
-
-    @staticmethod
-    def _secret(db, name: str) -> str | None:
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
-        return row and row[0]
-
-    def renew_secret(self, name: str) -> str:
-        """A new random value for the secret `name`; the old one stops working."""
-        with self._write() as db:
-            value = secrets.token_hex(32)
-            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
-            return value
-
-    def setting(self, name: str) -> str | None:
-        """A setting of the server kept in the database (shared by its processes)."""
-        with self._connect() as db:
-            return self._secret(db, name)
-
-    def show_everywhere(self, name: str, value: str | None) -> None:
-        """Keep the setting `name` (None: forget it) and move every game's stamp, since
-        every screen shows it: the screens draw themselves again (the address phones are
-        shown, in the QR code)."""
-        with self._write() as db:
-            if value is None:
-                changed = db.execute("DELETE FROM meta WHERE key = ?", (name,)).rowcount
-            else:
-                changed = db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                     (name, value)).rowcount
-            if changed:
-                db.execute("UPDATE games SET stamp = stamp + 1")
-
-    def create_game(self, header: dict, options: dict, entries=()) -> str:
-        """Store a new game and return its unguessable token; `entries` as for write_events."""
-        token = secrets.token_urlsafe(16)
-        with self._write() as db:
-            cursor = db.execute(
-                "INSERT INTO games (token, header, options, created, code) VALUES (?, ?, ?, ?, ?)",
-                (token, json.dumps(header), json.dumps(options), time.time(), _free_code(db)))
-            self._insert_events(db, cursor.lastrowid, 0, entries)
-        return token
-
-    def token_of_code(self, code: str) -> str | None:
-        """The token of the game with that short code, or None."""
-        with self._connect() as db:
-            row = db.execute("SELECT token FROM games WHERE code = ?", (code,)).fetchone()
-            return row and row[0]
-
-    def game(self, token: str) -> StoredGame | None:
-        """The stored game with that token, or None."""
-        with self._snapshot() as db:
-            return self._read(db, token)
-
-    def stamp(self, token: str) -> int | None:
-        """The cheap question a screen's poll asks: the game's stamp, which moves with every
-        change to the game or its seats; None for an unknown game."""
-        with self._connect() as db:
-            row = db.execute("SELECT stamp FROM games WHERE token = ?", (token,)).fetchone()
-            return row and row[0]
-
-    def stamps(self, tokens: list[str]) -> dict[str, int]:
-        """The stamps of the games `tokens` (those that exist)."""
-        found = {}
-        with self._connect() as db:
-            for start in range(0, len(tokens), _BATCH):
-                batch = tokens[start:start + _BATCH]
-                found.update(db.execute(
-                    f"SELECT token, stamp FROM games WHERE token IN ({', '.join('?' * len(batch))})",
-                    batch).fetchall())
-        return found
+    def news(self) -> "Changes":
+        """What a news.Watch waits on: this process's writes, and SQLite's data version
+        for the other processes'."""
+        return Changes(self)
 
     def data_version(self) -> int:
         """A number that moves whenever another connection (of this process or another)
         has committed a change since this thread's connection last asked."""
         with self._connect() as db:
             return db.execute("PRAGMA data_version").fetchone()[0]
-
-    def seats_taken(self, token: str) -> list[int] | None:
-        """The seats devices hold in a game, in order (what the join page's poll asks);
-        None for an unknown game."""
-        with self._connect() as db:
-            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
-            return row and [seat for (seat,) in db.execute(
-                "SELECT seat FROM seats WHERE game_id = ? ORDER BY seat", row)]
-
-    def games(self) -> list[StoredGame]:
-        """Every game, newest first."""
-        with self._snapshot() as db:
-            tokens = db.execute("SELECT token FROM games ORDER BY created DESC, id DESC").fetchall()
-            return [self._read(db, token) for (token,) in tokens]
-
-    def write_events(self, token: str, version: int, keep: int, entries,
-                     moves: dict | None = None, journal: tuple | None = None,
-                     tail: int = 0) -> tuple[int, int]:
-        """Keep the first `keep` events, put `entries` ((event, who, when) each) after
-        them, then the last `tail` events stored, unchanged in their places (a correction
-        rewrites only what it changed); Conflict if the game moved on. `moves`: for an
-        undo or a correction, the coins it moved (None for an action); `journal`: (when,
-        who, entry) to keep about it. Returns the game's stamp before the change and
-        after it."""
-        with self._change(token, version) as (db, game_id, stamped):
-            db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ? AND seq < ?",
-                       (game_id, keep, keep + len(entries) if tail else 2 ** 62))
-            self._insert_events(db, game_id, keep, entries)
-            db.execute("UPDATE games SET moves = ? WHERE id = ?",
-                       (None if moves is None else json.dumps(moves), game_id))
-            if journal is not None:
-                self._note(db, game_id, journal)
-        return stamped[0], stamped[1]
-
-    def set_options(self, token: str, options: dict, journal: tuple) -> None:
-        """Change a game's companion settings; every screen follows (the version moves on)."""
-        with self._write() as db:
-            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
-            if row is None:
-                raise Conflict(token)
-            db.execute("UPDATE games SET options = ?, version = version + 1 WHERE id = ?",
-                       (json.dumps(options), row[0]))
-            self._note(db, row[0], journal)
-
-    def remove_game(self, token: str) -> None:
-        """Delete a game with its events, seats and journal."""
-        with self._write() as db:
-            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
-            if row is None:
-                raise Conflict(token)
-            for table in ("events", "seats", "journal"):
-                db.execute(f"DELETE FROM {table} WHERE game_id = ?", row)
-            db.execute("DELETE FROM games WHERE id = ?", row)
-
-    def grant(self, label: str) -> str:
-        """Give a device host rights: its own random token, revocable."""
-        token = secrets.token_urlsafe(24)
-        with self._write() as db:
-            db.execute("INSERT INTO grants (token, label, created) VALUES (?, ?, ?)",
-                       (token, label, time.time()))
-        return token
-
-    def granted(self, token: str) -> int | None:
-        """The id of the grant a device holds, if the host has not revoked it."""
-        with self._connect() as db:
-            row = db.execute("SELECT id FROM grants WHERE token = ?", (token,)).fetchone()
-            return row and row[0]
-
-    def grants(self) -> list[Grant]:
-        with self._connect() as db:
-            return [Grant(*row) for row in db.execute(
-                "SELECT id, label, created FROM grants ORDER BY created")]
-
-    def revoke(self, grant_id: int) -> None:
-        with self._write() as db:
-            db.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
-
-    def claim_seat(self, token: str, seat: int) -> str:
-        """Give a device the seat; SeatTaken if another device holds it."""
-        seat_token = secrets.token_urlsafe(16)
-        with self._seats(token) as (db, game_id):
-            try:
-                db.execute("INSERT INTO seats VALUES (?, ?, ?)", (game_id, seat, seat_token))
-            except sqlite3.IntegrityError:
-                raise SeatTaken(seat) from None
-        return seat_token
-
-    def free_seat(self, token: str, seat: int) -> None:
-        """Let another device take the seat."""
-        with self._seats(token) as (db, game_id):
-            db.execute("DELETE FROM seats WHERE game_id = ? AND seat = ?", (game_id, seat))
-
-    @contextmanager
-    def _change(self, token: str, version: int):
-        """A write transaction on one game's log that bumps its version; the list it yields
-        holds the game's stamp before the change and, once made, after it."""
-        with self._write() as db:
-            row = db.execute("SELECT id, version, stamp FROM games WHERE token = ?",
-                             (token,)).fetchone()
-            if row is None or row[1] != version:
-                raise Conflict(token)
-            stamped = [row[2]]
-            yield db, row[0], stamped
-            db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (row[0],))
-            stamped.append(db.execute("SELECT stamp FROM games WHERE id = ?",
-                                      (row[0],)).fetchone()[0])
-
-    @contextmanager
-    def _seats(self, token: str):
-        """A write transaction on one game's seats: the game itself does not change."""
-        with self._write() as db:
-            row = db.execute("SELECT id FROM games WHERE token = ?", (token,)).fetchone()
-            if row is None:
-                raise Conflict(token)
-            yield db, row[0]
-
-    @staticmethod
-    def _read(db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp "
-                         "FROM games WHERE token = ?", (token,)).fetchone()
-        if row is None:
-            return None
-        game_id, header, options, version, moves, code, created, stamp = row
-        rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
-                          (game_id,)).fetchall()
-        seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
-        journal = [(at, by, _loads(entry)) for at, by, entry in db.execute(
-            "SELECT at, by, entry FROM journal WHERE game_id = ? ORDER BY rowid", (game_id,))]
-        return StoredGame(token, _loads(header), _loads(options), version,
-                          [_loads(data) for data, _, _ in rows], seats,
-                          None if moves is None else _loads(moves), code, created,
-                          [(by, at) for _, by, at in rows], journal, stamp)
-
-    @staticmethod
-    def _insert_events(db, game_id: int, first: int, entries) -> None:
-        db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?)",
-                       [(game_id, first + offset, json.dumps(event), by, at)
-                        for offset, (event, by, at) in enumerate(entries)])
-
-    @staticmethod
-    def _note(db, game_id: int, journal: tuple) -> None:
-        at, by, entry = journal
-        db.execute("INSERT INTO journal VALUES (?, ?, ?, ?)",
-                   (game_id, at, by, json.dumps(entry)))
 
     @contextmanager
     def _write(self):
@@ -542,8 +259,7 @@ class Store:
             db.execute("PRAGMA schema_version")  # opens the index now
         except sqlite3.OperationalError as error:
             db.close()
-            if _code(error) not in (sqlite3.SQLITE_IOERR,
-                                                      sqlite3.SQLITE_CANTOPEN):
+            if _code(error) not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN):
                 raise
             return self._connection("mode=ro&immutable=1")
         self._local.db = db
@@ -553,30 +269,21 @@ class Store:
         return sqlite3.connect(f"{self._uri}?{query}", uri=True, timeout=timeout,
                                isolation_level=None)
 
-    def game_count(self) -> int:
-        """How many games the server holds."""
-        with self._connect() as db:
-            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
-    def summaries(self, offset: int, limit: int) -> list[tuple[str, dict | None]]:
-        """Up to `limit` games after the first `offset`, newest first: each one's token and
-        the summary kept with it (see keep_summaries), None if it has none or the game
-        has changed since (its stamp moved)."""
-        with self._connect() as db:
-            return [(token, None if summary is None else _loads(summary)) for token, summary in
-                    db.execute("SELECT token, CASE WHEN summary_stamp = stamp THEN summary END "
-                               "FROM games ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
-                               (limit, offset))]
+class Changes:
+    """Whether another connection may have changed the database: asked by one thread
+    (a news.Watch's), on its own connection."""
 
-    def keep_summaries(self, summaries) -> None:
-        """Keep with each game what the list shows of it: (token, the stamp it was worked
-        out at, the summary) each. No stamp moves (see _STAMP_TRIGGERS); StorageFault if
-        the disk refuses."""
-        with self._write() as db:
-            db.executemany("UPDATE games SET summary = ?, summary_stamp = ? WHERE token = ?",
-                           [(json.dumps(summary), stamp, token)
-                            for token, stamp, summary in summaries])
+    def __init__(self, store: Store):
+        self.store, self.version = store, None
 
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for a write of this process; whether any
+        connection committed since the last call."""
+        if self.store.committed.wait(timeout):
+            self.store.committed.clear()
+        version, self.version = self.version, self.store.data_version()
+        return version != self.version
 
 def _check_directory(directory: Path) -> None:
     """The data directory exists (made if need be) and this user may write in it."""
@@ -654,22 +361,3 @@ def _code(error: sqlite3.Error) -> int:
     return (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
 
 
-def _loads(text):
-    """A stored JSON value, or the text as Unreadable if it is not JSON."""
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return Unreadable(text)
-
-
-def _free_code(db) -> str:
-    """A short code no other game of this server has."""
-    while True:
-        code = game_code("".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)))
-        if db.execute("SELECT 1 FROM games WHERE code = ?", (code,)).fetchone() is None:
-            return code
-
-
-def game_code(characters: str) -> str:
-    """A code as kept and shown, from its characters: 'KXR4TQM' -> 'KXR-4TQM'."""
-    return f"{characters[:CODE_GROUP]}-{characters[CODE_GROUP:]}"

@@ -11,7 +11,8 @@ from companion.rules.phrase import N_, Phrase
 from companion.rules.setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from companion.store.cache import GameCache
 from companion.store.games import Damaged
-from companion.store.sqlite import StorageFault, Store
+from companion.store.sql import StorageFault
+from companion.store import open_store
 from companion.web.guards.sessions import LazySessions
 from companion.web.render.assets import assets
 from .guards import pace, roles, security
@@ -25,8 +26,8 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
               max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
-def create_app(data_dir, addresses=(), names=()) -> Flask:
-    """An app serving the games stored in `data_dir`.
+def create_app(data_dir, addresses=(), names=(), database=None) -> Flask:
+    """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
     what it is: (url, label) (the first is in the QR code until the host picks another);
@@ -34,7 +35,7 @@ def create_app(data_dir, addresses=(), names=()) -> Flask:
     """
     app = Flask(__name__, template_folder=str(resources("templates")),
                 static_folder=str(resources("static")))
-    store = Store(data_dir)
+    store = open_store(data_dir, database)
     app.config.update(
         SECRET_KEY=store.secret("session_key"),
         SESSION_COOKIE_HTTPONLY=True,

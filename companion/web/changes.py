@@ -5,7 +5,7 @@ from flask import make_response, redirect, request
 from companion.rules.phrase import Phrase
 from companion.rules.refusal import Refusal
 from companion.store import games
-from companion.store.sqlite import Conflict
+from companion.store.sql import Conflict
 from companion.web.guards.roles import check_change, device
 from companion.web.render.rendered import screen
 from companion.web.render.views import public_message

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 from werkzeug.sansio.utils import get_host
 
-from companion.store.sqlite import StorageFault
+from companion.store.sql import StorageFault
 from companion.web.guards.roles import names_this_server
 from companion.web.guards.security import HEADERS
 from .pages import STAMP_READ, shows

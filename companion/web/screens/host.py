@@ -14,7 +14,7 @@ from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
 from companion.rules.setup import check_families, check_players, clean_family
 from companion.store import games, listing
-from companion.store.sqlite import CODE_ALPHABET, CODE_LENGTH, game_code
+from companion.store.sql import CODE_ALPHABET, CODE_LENGTH, game_code
 from companion.web.forms import whole
 from companion.web.guards.roles import is_granted, is_host, is_owner, make_host
 from companion.web.guards.throttle import Throttle

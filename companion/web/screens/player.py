@@ -7,7 +7,7 @@ from flask_babel import gettext
 from companion.rules.events import Bid, Pass
 from companion.rules.refusal import Refusal
 from companion.store import games
-from companion.store.sqlite import Conflict, SeatTaken
+from companion.store.sql import Conflict, SeatTaken
 from companion.web.changes import change
 from companion.web.forms import parse_amount, whole
 from companion.web.guards.roles import access, device, is_host, seat_of, why_not_record

@@ -3,7 +3,7 @@ lock of a finished game, removing the game. Each change is noted in the game's j
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from companion.store import games
-from companion.store.sqlite import Conflict
+from companion.store.sql import Conflict
 from companion.web.guards.roles import device
 from companion.web.pages import game_or_404, store
 

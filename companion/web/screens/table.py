@@ -14,7 +14,7 @@ from qrcode.exceptions import DataOverflowError
 from companion.rules.refusal import Refusal
 from companion.rules.story import story
 from companion.store import games
-from companion.store.sqlite import Conflict
+from companion.store.sql import Conflict
 from companion.web.changes import change, device_labels, log_change, race_outcome
 from companion.web.forms import form_dict, form_values, parse_action, parse_amount, whole
 from companion.web.guards.roles import access, check_change, device, seat_of

@@ -1,0 +1,89 @@
+"""A PostgreSQL server of the tests' own, for the store and web tests on the second
+backend: Debian's binaries (`.ci/run` installs the postgresql package), initialised in a
+temporary directory and run as the `postgres` user (PostgreSQL refuses to run as root),
+listening on a Unix socket of that directory only, never on a network address."""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+TABLES = "games, events, journal, grants, seats, meta"
+
+
+def binaries() -> Path | None:
+    """The folder of initdb and postgres: where Debian puts them, else on the PATH."""
+    found = next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)),
+                 None) or shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+class Server:
+    """A running PostgreSQL: `url` opens its database `templari`; `fresh()` empties it."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(tempfile.mkdtemp(prefix="templari-pg-"))
+        self.folder.chmod(0o755)
+        self.as_user = []
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+        data = self.folder / "data"
+        self._run([folder / "initdb", "-D", data, "-U", "postgres", "--auth=trust",
+                   "--no-sync", "-E", "UTF8", "--locale=C"])
+        self.process = subprocess.Popen(
+            [*self.as_user, folder / "postgres", "-D", data, "-k", self.folder,
+             "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=300"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"postgresql://postgres@/templari?host={self.folder}"
+        self._wait_then_create(folder)
+
+    def _run(self, command) -> None:
+        subprocess.run([*self.as_user, *map(str, command)], check=True, capture_output=True)
+
+    def _wait_then_create(self, folder: Path) -> None:
+        deadline = time.monotonic() + 60
+        while subprocess.run([folder / "pg_isready", "-q", "-h", self.folder]).returncode:
+            assert self.process.poll() is None and time.monotonic() < deadline, \
+                "PostgreSQL did not start"
+            time.sleep(0.05)
+        self._run([folder / "createdb", "-h", self.folder, "-U", "postgres", "templari"])
+
+    def fresh(self) -> str:
+        """The URL of the database, emptied of what an earlier test left (its tables, if
+        made, are kept: making them is the store's, on its first start)."""
+        import psycopg
+        with psycopg.connect(self.url, autocommit=True) as db:
+            if db.execute("SELECT to_regclass('games')").fetchone()[0] is not None:
+                db.execute(f"TRUNCATE {TABLES} RESTART IDENTITY")
+        return self.url
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The tests' PostgreSQL, started once; skipped where PostgreSQL is not installed."""
+    folder = binaries()
+    if folder is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    pytest.importorskip("psycopg")
+    server = Server(folder)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request):
+    """Each backend in turn: None (SQLite in the data directory), then the URL of an empty
+    PostgreSQL database."""
+    if request.param == "sqlite":
+        return None
+    return request.getfixturevalue("postgres_server").fresh()

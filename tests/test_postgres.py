@@ -1,0 +1,115 @@
+"""The games in PostgreSQL (issue 30): several server processes, or machines, share one
+database. Every store and web test also runs on it (tests/postgres.py's `database`);
+these are what only a shared database shows."""
+import sys
+import threading
+
+import pytest
+
+from companion.rules.record import parse_event
+from companion.store import games, open_store
+from companion.store.sql import Conflict, StorageFault
+from tests.real_http import RealClient, started, stop
+from tests.test_storage import assert_refused, table_on
+from tests.web_helpers import FIRST_SALE, GAME, make_app, new_game, play, refuse_writes, text
+
+pytestmark = pytest.mark.usefixtures("postgres_server")
+REVEAL = parse_event({"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                                  {"family": "blue", "number": 2}]})
+
+
+@pytest.fixture
+def url(postgres_server):
+    return postgres_server.fresh()
+
+
+def test_two_servers_on_one_database_share_the_games_and_each_change(tmp_path, url):
+    """Two apps, as two processes would run them (each its own caches and connections):
+    a game started through one is played through the other, and each shows the other's
+    changes (R8's payment on both)."""
+    first, second = (make_app(tmp_path / name, database=url) for name in ("a", "b"))
+    token = new_game(first.test_client())
+    play(second.test_client(), token, GAME[:2])
+    for app in (first, second):
+        page = text(app.test_client().get(f"/g/{token}"))
+        assert all(words in page for words in FIRST_SALE), page
+
+
+def test_of_two_writes_at_the_same_version_exactly_one_applies(url):
+    """Two processes record at once from the same version: the game row is locked for the
+    change, so the second is refused (Conflict) and the log has one event."""
+    stores = [open_store(None, url) for _ in range(2)]
+    token = games.create(stores[0], {"format": "templari-game/1", "edition": "en",
+                                     "players": ["A", "B", "C"],
+                                     "events": []}, games.Options())
+    game = games.load(stores[0], token)
+    results, barrier = [], threading.Barrier(2)
+
+    def write(store) -> None:
+        barrier.wait()
+        try:
+            games.append(store, game, game.version, REVEAL, "host")
+            results.append("applied")
+        except Conflict:
+            results.append("refused")
+    threads = [threading.Thread(target=write, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == ["applied", "refused"]
+    assert len(games.load(stores[1], token).state.lot) == 2
+
+
+def test_a_url_that_is_not_postgresql_or_cannot_be_reached_stops_the_start_in_one_line(url):
+    with pytest.raises(StorageFault, match="give a postgresql://"):
+        open_store(None, "mysql://db/templari")
+    with pytest.raises(StorageFault, match=r"the database postgresql://someone:\*\*\*@"):
+        open_store(None, "postgresql://someone:secret@127.0.0.1:1/templari")
+
+
+def test_the_server_started_on_postgresql_serves_a_whole_game(tmp_path, url):
+    """`templari-companion --database URL`: said at start, and a game played through it is
+    kept in the database (read back without the server)."""
+    process, local, lines = started([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1", "--port",
+                                     "0", "--database", url, "--data-dir",
+                                     str(tmp_path / "unused")], cwd=tmp_path)
+    try:
+        assert f"games are kept in {url}" in "".join(lines)
+        host = RealClient(local)
+        token = new_game(host)
+        play(host, token, GAME)
+        assert "Final score" in text(host.get(f"/g/{token}/score"))
+    finally:
+        assert "Traceback" not in stop(process)
+    assert games.load(open_store(None, url), token).state.finished
+    assert not (tmp_path / "unused").exists()
+
+
+def test_a_database_that_accepts_no_changes_says_so_and_pages_still_show(tmp_path, url,
+                                                                          monkeypatch):
+    """A standby, or a database made read-only: every write refused in words, nothing
+    changed, every page still read."""
+    app, host, phone, token = table_on(tmp_path / "data", database=url)
+    refuse_writes(monkeypatch, app.config["STORE"])
+    assert_refused(app, host, phone, token, "Could not save: the game database accepts no "
+                   "changes now (it is read-only); nothing was recorded.")
+
+
+def test_a_database_that_cannot_be_reached_is_told_in_words(tmp_path, url, monkeypatch):
+    """The database server goes away while the table plays: each screen says so (503), and
+    the table carries on once it is back."""
+    import psycopg
+    app, host, phone, token = table_on(tmp_path / "data", database=url)
+    store = app.config["STORE"]
+
+    def unreachable(*args, **kwargs):
+        raise psycopg.OperationalError("connection refused")
+    monkeypatch.setattr(store, "_connection", unreachable)
+    store.close()
+    for client, page in ((host, f"/g/{token}"), (phone, f"/g/{token}/me")):
+        answer = client.get(page)
+        assert answer.status_code == 503
+        assert "The game database cannot be reached" in text(answer)
+    monkeypatch.undo()
+    assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
