@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--database", metavar="URL",
                         help="keep the games in PostgreSQL at this postgresql:// URL instead "
                              "of the data directory (pip install '.[postgres]')")
+    parser.add_argument("--proxy", metavar="ADDRESS",
+                        help="the address of a reverse proxy in front of this server: its "
+                             "X-Forwarded-For and X-Forwarded-Proto are believed, from it only")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
                         help="a name or address phones may use to reach this server, e.g. "
                              "mylaptop.local (may be given more than once: the first is the "
@@ -60,7 +63,7 @@ def _serve(args) -> int:
 
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
-              database=args.database)
+              database=args.database, proxy=args.proxy)
     except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1

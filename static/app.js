@@ -161,8 +161,9 @@ document.addEventListener("toggle", (event) => {
 document.addEventListener("change", (event) => {
   if (event.target.id === "hide-mine") {
     document.body.classList.toggle("hiding", event.target.checked);
-    document.cookie = event.target.checked ? "hiding=1; path=/; SameSite=Strict"
-                                           : "hiding=; path=/; SameSite=Strict; max-age=0";
+    const secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = (event.target.checked ? "hiding=1; path=/; SameSite=Strict"
+                                            : "hiding=; path=/; SameSite=Strict; max-age=0") + secure;
   }
 });
 document.addEventListener("htmx:load", () => {

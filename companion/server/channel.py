@@ -15,6 +15,7 @@ from waitress.task import WSGITask
 from waitress.utilities import build_http_date
 
 from companion.store.news import Watch
+from companion.web.guards.proxy import PROXY
 from companion.web.polls import NOTHING_NEW, QuietPolls
 from .guard import PIPELINED, Guard, SlowHeaders
 
@@ -33,7 +34,8 @@ def install(sockets, app) -> None:
     one Guard, closes those whose headers come too slowly, opens Channels, and answers in
     the loop the requests over the limits; the polls that find nothing new are held until
     their game moves, which a Watch of the app's store tells."""
-    guard = Guard()
+    proxy = app.config.get(PROXY)
+    guard = Guard(exempt=frozenset([proxy] if proxy else ()))
     polls = app.wsgi_app if isinstance(getattr(app, "wsgi_app", None), QuietPolls) else None
     listeners = [listener for listener in sockets.values()  # one per address listened on
                  if isinstance(listener, BaseWSGIServer)]

@@ -21,16 +21,18 @@ PIPELINED = 16  # requests waiting on one connection for the answers before them
 
 
 class Guard:
-    """Per-address connection counts, and request Buckets."""
+    """Per-address connection counts, and request Buckets; the addresses `exempt` (a
+    reverse proxy, whose devices the app counts one by one) are not limited."""
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock=time.monotonic, exempt=frozenset()):
         self._connections: dict[str, int] = {}
-        self.requests = Buckets(RATE, BURST, clock)
+        self.requests = Buckets(RATE, BURST, clock, exempt)
+        self.exempt = exempt
         self._lock = threading.Lock()
 
     def admit(self, address: str) -> bool:
         """Whether a new connection from `address` may stay open (counted if so)."""
-        if own_device(address):
+        if self._limitless(address):
             return True
         with self._lock:
             count = self._connections.get(address, 0)
@@ -41,7 +43,7 @@ class Guard:
 
     def leave(self, address: str) -> None:
         """A connection admitted from `address` closed."""
-        if own_device(address):
+        if self._limitless(address):
             return
         with self._lock:
             count = self._connections.get(address, 0) - 1
@@ -56,6 +58,9 @@ class Guard:
 
     def forget_idle(self) -> None:
         self.requests.forget_idle()
+
+    def _limitless(self, address: str) -> bool:
+        return own_device(address) or address in self.exempt
 
 
 class SlowHeaders:

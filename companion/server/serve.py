@@ -45,18 +45,18 @@ class CannotListen(Exception):
 
 
 def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1,
-          database: str | None = None) -> None:
+          database: str | None = None, proxy: str | None = None) -> None:
     """Listen, print where to connect (with a QR code), then serve until stopped, in
     `processes` server processes sharing the games (in the data directory, or the
-    PostgreSQL `database`) and the listening sockets. `port` None: the default port, or
-    the next free one."""
+    PostgreSQL `database`) and the listening sockets, behind the reverse proxy at the
+    address `proxy` if given. `port` None: the default port, or the next free one."""
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
     try:
         bound = sockets[0].getsockname()[1]
         offered = offers(host, bound, names)
         make = partial(create_app, data_dir, addresses=offered, names=list(names),
-                       database=database)
+                       database=database, proxy=proxy)
         app = make()
         tell(host, bound, shown(database) if database else data_dir, offered,
              app.config["HOST_KEY"],

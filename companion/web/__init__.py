@@ -16,6 +16,7 @@ from companion.store import open_store
 from companion.web.guards.sessions import LazySessions
 from companion.web.render.assets import assets
 from .guards import pace, roles, security
+from .guards import proxy as proxy_guard
 from .polls import QuietPolls
 from .render import compress, drawn, i18n, rendered
 from .screens import display, host, phones, player, rulebook, settings, table
@@ -26,8 +27,9 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
               max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
-def create_app(data_dir, addresses=(), names=(), database=None) -> Flask:
-    """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`).
+def create_app(data_dir, addresses=(), names=(), database=None, proxy=None) -> Flask:
+    """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
+    behind the reverse proxy at the address `proxy`, if given.
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
     what it is: (url, label) (the first is in the QR code until the host picks another);
@@ -64,6 +66,7 @@ def create_app(data_dir, addresses=(), names=(), database=None) -> Flask:
                       settings.blueprint, display.blueprint, phones.blueprint):
         app.register_blueprint(blueprint)
     _error_pages(app)
+    proxy_guard.init(app, proxy)
     app.wsgi_app = QuietPolls(app)
     return app
 

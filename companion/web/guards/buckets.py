@@ -9,16 +9,17 @@ from functools import lru_cache
 
 class Buckets:
     """A token bucket for each address: `burst` at once, then `rate` a second; the server's
-    own device is never counted."""
+    own device is never counted, nor the addresses `exempt` (a reverse proxy, whose
+    devices the app counts one by one)."""
 
-    def __init__(self, rate: float, burst: float, clock=time.monotonic):
-        self.rate, self.burst, self.clock = rate, burst, clock
+    def __init__(self, rate: float, burst: float, clock=time.monotonic, exempt=frozenset()):
+        self.rate, self.burst, self.clock, self.exempt = rate, burst, clock, exempt
         self._buckets: dict[str, tuple[float, float]] = {}  # address: (tokens, when)
         self._lock = threading.Lock()
 
     def take(self, address: str) -> bool:
         """Whether `address` may do one more now (a token taken if so)."""
-        if own_device(address):
+        if own_device(address) or address in self.exempt:
             return True
         now = self.clock()
         with self._lock:

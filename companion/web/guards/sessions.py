@@ -5,6 +5,7 @@ import threading
 import time
 from collections import OrderedDict
 
+from flask import request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 
 VERIFIED_FOR = 60  # seconds
@@ -82,6 +83,10 @@ class LazySessions(SecureCookieSessionInterface):
             self._verified[cookie] = (time.monotonic() + VERIFIED_FOR, data)
             while len(self._verified) > COOKIES_KEPT:
                 self._verified.popitem(last=False)
+
+    def get_cookie_secure(self, app) -> bool:
+        """Over HTTPS (behind a proxy that says so), the cookie goes over HTTPS only."""
+        return super().get_cookie_secure(app) or request.is_secure
 
     def save_session(self, app, session, response) -> None:
         if session.loaded is not None:
