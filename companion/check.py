@@ -1,6 +1,7 @@
 """`templari-companion --check`: before the first phone tries, in words: the addresses
 phones may use and the one the QR code carries, whether the port is free, the data
-directory's state, and whether this machine reaches itself through each address.
+directory's state (or the PostgreSQL database's), and whether this machine reaches itself
+through each address.
 
 Nothing is changed: the data directory is only read (never made), and the port is only
 listened on for the moment of the check when it is free.
@@ -13,13 +14,14 @@ from pathlib import Path
 
 from companion.server.network import DEFAULT_PORT
 from companion.server.serve import CannotListen, bind, is_loopback, listen_on, offers
-from companion.store.sql import StorageFault
+from companion.store.sql import StorageFault, shown
 from companion.store.sqlite import DATABASE, check_files
 
 REACH_TIMEOUT = 2.0  # seconds to wait for this machine's own answer through an address
 
 
-def report(host: str, port: int | None, data_dir: str, names=()) -> str:
+def report(host: str, port: int | None, data_dir: str, names=(),
+           database: str | None = None) -> str:
     """The check's words, a line each."""
     port = DEFAULT_PORT if port is None else port
     lines = [f"Templari Companion check, port {port}:"]
@@ -34,7 +36,7 @@ def report(host: str, port: int | None, data_dir: str, names=()) -> str:
     try:
         offered = offers(host, port, names)
         lines += _addresses(offered, is_loopback(host))
-        lines.append(_data(Path(data_dir)))
+        lines.append(_database(database) if database else _data(Path(data_dir)))
         lines += _reached(offered, listening)
     finally:
         for sock in sockets:
@@ -83,6 +85,23 @@ def _data(directory: Path) -> str:
     except sqlite3.Error as error:
         return f"- {database.resolve()} cannot be read ({error}): the server will say more."
     return f"- Games are kept in {where}: {count} game{'s' if count != 1 else ''}."
+
+
+def _database(url: str) -> str:
+    """Whether the PostgreSQL database can be reached, and how many games it holds (read
+    only: its tables are made at the first start)."""
+    try:
+        import psycopg
+    except ImportError:
+        return "- The server will not start: --database needs psycopg (pip install '.[postgres]')."
+    try:
+        with psycopg.connect(url, connect_timeout=REACH_TIMEOUT) as db:
+            made = db.execute("SELECT to_regclass('games')").fetchone()[0] is not None
+            count = db.execute("SELECT COUNT(*) FROM games").fetchone()[0] if made else 0
+    except psycopg.Error as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return f"- The server will not start: the database {shown(url)} cannot be used ({first})."
+    return f"- Games are kept in {shown(url)}: {count} game{'s' if count != 1 else ''}."
 
 
 def _reached(offered, listening: bool) -> list[str]:

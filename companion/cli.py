@@ -76,7 +76,7 @@ def _check(args) -> int:
     """The report of `--check`, printed; 0 whatever it finds (it only tells)."""
     from .check import report
 
-    print(report(args.host, args.port, args.data_dir, args.names))
+    print(report(args.host, args.port, args.data_dir, args.names, args.database))
     return 0
 
 
