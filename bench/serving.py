@@ -3,7 +3,7 @@ table's waitress configuration (companion.server.serve):
 
     python bench/serving.py bare
     python bench/serving.py companion DATA_DIR [--game RECORD] [--processes N]
-                                               [--listen ADDRESS]...
+                                               [--listen ADDRESS]... [--stats FILE]
 
 `bare` is a Flask app whose only route (/) answers an empty 204: the floor any request
 stands on. `companion` is the table's app on DATA_DIR, with the game of RECORD imported
@@ -11,6 +11,10 @@ first if given, in N processes sharing the listening socket as `templari-compani
 --processes N` runs them (1 by default). Prints its port (and the game's token) on one
 line, then serves until stopped, or until its standard input closes: the benchmark that
 started it has ended, however it ended. A benchmark starts one with `started`.
+
+With --stats (one process only), what its worker threads did is appended to FILE each
+second, a line of JSON (see `Stats`): each request the app served, how long it waited
+for a worker and how long the app took (wall and CPU time of its thread).
 """
 import argparse
 import json
@@ -20,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +101,80 @@ def companion_app(data_dir: str, record: Path | None):
     return app, games.create(app.config["STORE"], game, games.Options())
 
 
+class Stats:
+    """What the server's worker threads do, second by second: a line of JSON appended to
+    `path` each second, {"at": the monotonic clock, "requests": [[kind, waited, wall,
+    cpu], ...]} (seconds) for the requests the app answered in that second, where kind is
+    "post" (an action's form), "import", "live" (a poll that reached the app: the new live
+    part, or a 204 decided by Flask), "page" or "other"; waited is the time from the
+    connection's request going to the worker queue to the app's start (the time a request
+    waits for a free worker, and for Python's lock to start), wall the time in the app,
+    cpu its thread's CPU time in the app (wall much above cpu: it waited for Python's lock,
+    held by other threads, or for SQLite), began when the app began (monotonic clock);
+    and "workers": the CPU time the worker threads used so far, in the app or not
+    (/proc/self/task/TID/stat of each thread that served a request)."""
+
+    def __init__(self, path: str):
+        self.path, self.lock, self.requests = path, threading.Lock(), []
+        self.workers = set()  # the native ids of the worker threads
+
+    def install(self, app, server) -> None:
+        """Time the requests that reach the Flask app of `app` (behind QuietPolls, which
+        must stay app.wsgi_app for the server to hold polls), from their going to the
+        worker queue of `server`."""
+        polls = app.wsgi_app
+        polls.flask = self._timed(polls.flask)
+        dispatcher = server.task_dispatcher
+        add_task = dispatcher.add_task
+
+        def queued(channel):
+            channel.bench_queued = time.monotonic()
+            add_task(channel)
+        dispatcher.add_task = queued
+        threading.Thread(target=self._write, daemon=True).start()
+
+    def _timed(self, wsgi):
+        def timed(environ, start_response):
+            began, cpu = time.monotonic(), time.thread_time()
+            try:
+                return wsgi(environ, start_response)
+            finally:
+                wall, cpu = time.monotonic() - began, time.thread_time() - cpu
+                channel = getattr(environ.get("waitress.client_disconnected"), "__self__", None)
+                queued = getattr(channel, "bench_queued", began)
+                with self.lock:
+                    self.requests.append((_kind(environ), began - queued, wall, cpu, began))
+                    self.workers.add(threading.get_native_id())
+        return timed
+
+    def _write(self) -> None:
+        while True:
+            time.sleep(1.0)
+            with self.lock:
+                requests, self.requests = self.requests, []
+                workers = list(self.workers)
+            second = {"at": time.monotonic(), "requests": requests,
+                      "workers": sum(map(_thread_cpu, workers))}
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(second) + "\n")
+
+
+def _thread_cpu(native_id: int) -> float:
+    """Seconds of CPU a thread of this process used so far."""
+    fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _kind(environ) -> str:
+    """What a request is, for Stats."""
+    path = environ.get("PATH_INFO", "")
+    if environ.get("REQUEST_METHOD") == "POST":
+        return "import" if path.endswith("/import") else "post"
+    if path.endswith("/live"):
+        return "live"
+    return "page" if path.startswith("/g/") else "other"
+
+
 def _end_with_stdin() -> None:
     """Stop when standard input closes: the benchmark that started this process is gone
     (SIGTERM, which also stops the server processes this one started, if any)."""
@@ -111,7 +190,11 @@ def main(argv=None) -> None:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--listen", action="append", default=[], metavar="ADDRESS",
                         help="an address to listen on besides 127.0.0.1 (the same port)")
+    parser.add_argument("--stats", metavar="FILE",
+                        help="append what the worker threads did to FILE each second")
     args = parser.parse_args(argv)
+    if args.stats and (args.kind != "companion" or args.processes > 1):
+        parser.error("--stats is for the companion server in one process")
     if args.kind == "companion" and not args.data_dir:
         parser.error("the companion server needs a DATA_DIR")
     if args.kind == "bare":
@@ -128,6 +211,8 @@ def main(argv=None) -> None:
         serve_processes(lambda: create_app(args.data_dir), listening, args.processes)
         return
     server = create_server(app, sockets=listening, **waitress_options(app))
+    if args.stats:
+        Stats(args.stats).install(app, server)
     threading.Thread(target=_end_with_stdin, daemon=True).start()
     server.run()
 

@@ -1,0 +1,711 @@
+"""How soon every other screen at a table shows a change, and how often a quiet one asks
+(issue 29), measured in real browsers:
+
+    python bench/instant.py [--changes 20] [--quiet 60] [--via table|http] [--gap 1.5]
+
+Starts the table server as `templari-companion` starts it (`python -m companion.cli`,
+the table's waitress and its own loop, a poll that finds nothing new held until the game
+moves or 20 s pass) on a temporary data directory, in a process of its own. It listens
+on 127.0.0.1 (the host's own device) and on this machine's end of a veth pair whose other
+end is in a network namespace the benchmark makes (198.18.x.y/30 of 198.18.0.0/15; root
+and iproute2's `ip`); a second Chromium runs inside that namespace, so the phones and the
+TV come from another address, as on a table's Wi-Fi. Traffic goes to those two addresses
+only; the namespace, the pair, the server and the browsers go when the benchmark ends,
+however it ends.
+
+The host starts a 5-player game from the home page's new-game form (over HTTP, from
+127.0.0.1). Then Debian's Chromium opens: the laptop table (/g/<token>, 1280 x 800, on
+127.0.0.1), the TV view (/g/<token>/tv, 1920 x 1080, from the namespace) and 5 phones
+(360 x 740, touch, from the namespace), each seated through the join page and left on its
+own /me page. Each screen is a browser context of its own (its own cookies and
+connections), its page given before any of its scripts a MutationObserver (see WATCH)
+that notes, for each stamp of the game, when the live part (#live) whose hx-get carries
+it (`v=`) was put into the page, and the first animation frame after that; and a
+PerformanceObserver that notes when each answer to a poll reached the page (Resource
+Timing).
+
+It makes CHANGES changes as the host, alternately a reveal (the lot goes on the table)
+and a sale (back between rounds: winners in turn, a price the winner may bid). With
+`--via table` (the default) they are tapped on the laptop table's real forms (the reveal
+grid's two cards, the Sold form's winner, price and Sold), and each change's answer
+arrives at the table when Chromium's network stack has its headers (Playwright's Request
+timing: startTime + responseStart); the other screens are the TV and the phones. With
+`--via http`, a client of this process posts each change as the table's htmx would (from
+127.0.0.1, with a host's session of its own) and its answer arrives when that client has read
+it (time.time()); the other screens are then the laptop table too. 1.5 s after each
+change the benchmark asks the pages whether every other screen shows it (then every
+0.25 s, for up to 10 s: the pages are not asked while they show it), then waits GAP to
+2 GAP seconds more before the next: a change every 3 to 5 s by default.
+
+For each change and each other screen the time from the answer's arrival to the screen
+showing it: when the new live part was put into the page (the MutationObserver's
+Date.now() in the page), the figure the goals are judged by; also the first animation
+frame after it, and how the time splits between the poll's answer reaching the page
+(Resource Timing's responseEnd) and htmx putting it in. The pages' Date.now(),
+Python's time.time() and Chromium's network timing all read this machine's one
+real-time clock: no offset is applied, and the output says how far each page's
+Date.now() was from time.time() read around it (a bound on any offset).
+
+Then every screen is left alone for QUIET seconds (real time) and the requests each
+sends are counted (Playwright's context "request" events).
+
+Every screen, the server and the benchmark share this machine's cores: one change costs
+their processes some 0.45 s of CPU on 2 cores (more than half of it Chromium's renderers
+drawing the new parts, in software; the server a ninth), so the screens take their turns
+and the last is drawn later than a table's phones, each with a processor of its own,
+would draw it. The figures are an upper bound of a real table's, the more so on a busy
+machine (the lines "the machine while ..." say how busy it was).
+
+Prints, e.g. (a run of 26 November 2026, some wrapped here):
+
+    instant: 2026-11-26 10:14:14 UTC, 20 changes via the laptop table, then 60 s quiet
+    load average before: 2.59 3.50 3.90
+    server: python -m companion.cli --host 198.18.1.153 (and 127.0.0.1), port 46045; phones and
+      TV from 198.18.1.154 (namespace instant-14058)
+    screens: laptop table 1280x800 (127.0.0.1), TV 1920x1080 and 5 phones 360x740 (from the
+      namespace); a change's answer reaches the laptop table (Chromium has its headers); other
+      screens: 6
+    the machine while the changes were made: 43% of its 2 cores busy, this benchmark (server,
+      browsers, itself) 8%
+    the machine while the screens were quiet: 63% of its 2 cores busy, this benchmark (server,
+      browsers, itself) 1%
+    load average after: 2.89 3.18 3.71
+    clocks: the pages' Date.now(), Python's time.time() and Chromium's network timing all read
+      this machine's real-time clock, used as is (no offset); each page's Date.now() was within
+      0.9 ms of time.time() read around it (brackets up to 2.2 ms wide)
+      the laptop table put its own answer into its page p50 31 ms, p95 149 ms, max 159 ms (n=20)
+        after Chromium had its headers; Playwright told this process p50 43 ms, p95 139 ms, max
+        212 ms (n=20) after
+    the table's changes took p50 20 ms, p95 82 ms, max 140 ms (n=20) from sending to their
+      answers' headers
+    from a change's answer at the table to each other screen showing it (the new live part in
+      the page):
+      lot on the table (a reveal): p50 68 ms, p95 205 ms, max 254 ms (n=60)
+      between rounds (a sale): p50 58 ms, p95 146 ms, max 224 ms (n=60)
+      all: p50 68 ms, p95 164 ms, max 254 ms (n=120)
+      fastest: -73 ms (a screen may be answered before the table that made the change)
+      the first animation frame after it: p50 70 ms, p95 179 ms, max 262 ms (n=120)
+      of which the poll's answer reaching the screen: p50 31 ms, p95 117 ms, max 209 ms (n=120);
+        from there to the part in the page: p50 26 ms, p95 92 ms, max 137 ms (n=120)
+        TV: p50 72 ms, p95 114 ms, max 134 ms (n=20)
+        Anna: p50 57 ms, p95 140 ms, max 206 ms (n=20)
+        Bert: p50 71 ms, p95 130 ms, max 146 ms (n=20)
+        Claus: p50 62 ms, p95 224 ms, max 254 ms (n=20)
+        Dora: p50 76 ms, p95 178 ms, max 205 ms (n=20)
+        Emil: p50 55 ms, p95 136 ms, max 246 ms (n=20)
+    left quiet 60.0 s: requests a minute per screen
+      laptop table: 3.0 (3 requests)
+      TV: 3.0 (3 requests)
+      Anna: 3.0 (3 requests)
+      Bert: 3.0 (3 requests)
+      Claus: 3.0 (3 requests)
+      Dora: 3.0 (3 requests)
+      Emil: 3.0 (3 requests)
+    goals: lot on the table: p95 <= 250 ms and max <= 1 s: met; between rounds: p95 <= 250 ms
+      and max <= 1 s: met; all: p95 <= 250 ms and max <= 1 s: met; every other screen showed
+      every change within 10 s: met; a quiet screen <= 6 requests a minute: met
+
+Goals (issue 29): p95 <= 250 ms and max <= 1 s for every kind of change and over all,
+every other screen showing every change; a quiet screen at most 6 requests a minute.
+Exits with status 1 if a goal is missed.
+"""
+import argparse
+import datetime
+import html
+import http.cookiejar
+import ipaddress
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as python bench/instant.py: bench is a package
+
+from tests.browser_helpers import ARGS, CHROMIUM, PHONE, TABLE  # noqa: E402
+from tests.web_helpers import card, find_form, page_headers  # noqa: E402
+
+TV = dict(viewport={"width": 1920, "height": 1080})
+PLAYERS = ("Anna", "Bert", "Claus", "Dora", "Emil")
+# The lots revealed, in turn: red, green and purple show 0-4, yellow, blue and black 5-9
+# (R1), as in tests/web_helpers.GAME.
+LOTS = [("red 0", "yellow 5"), ("red 1", "yellow 6"), ("red 2", "yellow 7"),
+        ("green 0", "blue 5"), ("green 1", "blue 6"), ("green 2", "blue 7"),
+        ("purple 0", "black 5"), ("purple 1", "black 6"), ("purple 2", "black 7"),
+        ("red 3", "yellow 8"), ("green 3", "blue 8"), ("purple 3", "black 8"),
+        ("red 4", "yellow 9"), ("green 4", "blue 9"), ("purple 4", "black 9")]
+REVEAL, SALE = "lot on the table", "between rounds"
+GOAL_P95, GOAL_MAX, GOAL_QUIET = 250.0, 1000.0, 6.0  # ms, ms, requests a minute
+SHOWS_WITHIN = 10.0  # seconds: a screen that has not shown a change by then missed it
+FIRST_LOOK = 1.5  # seconds after a change before the benchmark asks the pages (it then
+# takes no CPU from the screens while they show it)
+STARTS_WITHIN = 30.0  # seconds: the server says where it listens by then
+NETWORKS = ipaddress.ip_network("198.18.0.0/15")  # set aside for network tests (RFC 2544)
+
+# Given to every page before its scripts. For each stamp of the game (the `v=` of the live
+# part's hx-get), the first live part that carried it: when it was put into the page
+# (inserted) and the first animation frame after that (frame). (htmx puts a swapped part
+# in with its own hx-get: it settles only class, style, width and height.) And each
+# poll's Resource Timing, in wall-clock ms: [url, start, responseStart, responseEnd].
+WATCH = r"""(() => {
+  const seen = {}, polls = [], parts = new WeakMap();
+  const origin = performance.timeOrigin;
+  window.__instant = {seen, polls};
+  const stampOf = (live) => {
+    const match = /[?&]v=(\d+)/.exec(live.getAttribute("hx-get") || "");
+    return match ? match[1] : null;
+  };
+  const note = (live, now) => {
+    const stamp = stampOf(live), part = parts.get(live);
+    if (stamp === null || part === undefined || stamp in seen) return;
+    seen[stamp] = part;
+  };
+  new MutationObserver((records) => {
+    const now = Date.now();
+    for (const record of records) {
+      if (record.type === "attributes") {
+        if (record.target.id === "live") note(record.target, now);
+        continue;
+      }
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        const live = node.id === "live" ? node : node.querySelector("#live");
+        if (live === null || parts.has(live)) continue;
+        const part = {inserted: now, frame: null};
+        parts.set(live, part);
+        requestAnimationFrame(() => { part.frame = Date.now(); });
+        note(live, now);
+      }
+    }
+  }).observe(document, {childList: true, subtree: true, attributes: true,
+                        attributeFilter: ["hx-get"]});
+  performance.setResourceTimingBufferSize(100000);
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.name.includes("/live?")) {
+        polls.push([entry.name, origin + entry.startTime, origin + entry.responseStart,
+                    origin + entry.responseEnd]);
+      }
+    }
+  }).observe({type: "resource", buffered: true});
+})();"""
+
+
+# --- the phones' network ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PhoneNet:
+    namespace: str
+    host_side: str  # this machine's end of the veth pair
+    phone_side: str  # the end inside the namespace
+
+
+def _ip(*args: str) -> None:
+    result = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(f"ip {' '.join(args)}: {result.stderr.strip()}")
+
+
+def _free_subnet() -> ipaddress.IPv4Network:
+    """A /30 of NETWORKS that no interface of this machine uses (chosen from this
+    process's id, so that a test run at the same time gets another)."""
+    used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True,
+                          text=True, check=True).stdout
+    taken = [ipaddress.ip_interface(word).network for word in used.split()
+             if re.fullmatch(r"[\d.]+/\d+", word)]
+    count = NETWORKS.num_addresses // 4
+    for step in range(count):
+        index = (os.getpid() * 7 + step) % count
+        subnet = ipaddress.ip_network((int(NETWORKS.network_address) + 4 * index, 30))
+        if not any(subnet.overlaps(other) for other in taken):
+            return subnet
+    raise SystemExit(f"no free /30 left in {NETWORKS}")
+
+
+@contextmanager
+def phone_network():
+    """A network namespace joined to this machine by a veth pair (this machine's end the
+    first address of a free /30 of NETWORKS, the namespace's end the second); all of it
+    deleted on leaving."""
+    if os.geteuid() != 0:
+        raise SystemExit("the phones' network namespace needs root")
+    if shutil.which("ip") is None:
+        raise SystemExit("the phones' network namespace needs `ip` (apt-get install iproute2)")
+    pid = os.getpid()
+    namespace, outside, inside = f"instant-{pid}", f"tih{pid}", f"tin{pid}"  # names <= 15
+    host_side, phone_side = (str(address) for address in list(_free_subnet().hosts())[:2])
+    made = []
+    try:
+        _ip("netns", "add", namespace)
+        made.append(("netns", "delete", namespace))
+        _ip("link", "add", outside, "type", "veth", "peer", "name", inside)
+        made.append(("link", "delete", outside))  # its peer goes with it
+        _ip("link", "set", inside, "netns", namespace)
+        _ip("addr", "add", f"{host_side}/30", "dev", outside)
+        _ip("link", "set", outside, "up")
+        _ip("-n", namespace, "addr", "add", f"{phone_side}/30", "dev", inside)
+        _ip("-n", namespace, "link", "set", inside, "up")
+        _ip("-n", namespace, "link", "set", "lo", "up")
+        yield PhoneNet(namespace, host_side, phone_side)
+    finally:
+        for args in reversed(made):
+            subprocess.run(["ip", *args], capture_output=True)
+
+
+# --- the table server ------------------------------------------------------------------
+
+@contextmanager
+def table_server(address: str, folder: Path):
+    """`python -m companion.cli` listening on `address` and 127.0.0.1 (one free port),
+    games in `folder`/data: its port. Stopped on leaving (SIGTERM, then SIGKILL)."""
+    log_path = folder / "server.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "--host", address, "--port", "0",
+             "--data-dir", str(folder / "data")],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + STARTS_WITHIN
+        while True:
+            found = re.search(r"open http://127\.0\.0\.1:(\d+)", log_path.read_text())
+            if found:
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the table server did not start:\n" + log_path.read_text())
+            time.sleep(0.05)
+        yield process.pid, int(found.group(1))
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Host:
+    """The host's own device over HTTP (127.0.0.1): its cookies, no redirect followed."""
+
+    class _Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    def __init__(self, url: str):
+        self.url = url
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar),
+                                                  self._Stay())
+
+    def request(self, path: str, fields: dict | None = None, headers: dict | None = None):
+        """(status, headers, body) of a GET, or a POST of `fields`."""
+        data = None if fields is None else urllib.parse.urlencode(
+            [(name, value) for name, values in fields.items()
+             for value in (values if isinstance(values, list) else [values])]).encode()
+        request = urllib.request.Request(self.url + path, data=data, headers=headers or {})
+        try:
+            with self.opener.open(request, timeout=10) as answer:
+                return answer.status, answer.headers, answer.read().decode()
+        except urllib.error.HTTPError as answer:
+            return answer.code, answer.headers, answer.read().decode()
+
+    def new_game(self) -> str:
+        """A new game of PLAYERS from the home page's form: its token."""
+        _, _, home = self.request("/")
+        form = find_form(home, "new-game")
+        status, headers, _ = self.request(
+            form.action or "/", {**form.fields, "player": list(PLAYERS)}, page_headers(home))
+        if status != 303:
+            raise SystemExit(f"the new game was refused: {status}")
+        return headers["Location"].rsplit("/", 1)[1]
+
+
+def stamp_of(fragment: str) -> int:
+    """The stamp of the live part in `fragment` (the v of its hx-get)."""
+    tag = re.search(r'<[a-z]+\s[^>]*\bid="live"[^>]*>', fragment)
+    get = tag and re.search(r'hx-get="([^"]*)"', tag.group())
+    if not get:
+        raise ValueError("no live part in the answer")
+    query = urllib.parse.urlsplit(html.unescape(get.group(1))).query
+    return int(dict(urllib.parse.parse_qsl(query))["v"])
+
+
+# --- the screens -----------------------------------------------------------------------
+
+@dataclass
+class Screen:
+    name: str
+    context: object
+    page: object = None
+    requests: list = field(default_factory=list)  # (time.time(), method, url)
+
+    def watched(self) -> dict:
+        return self.page.evaluate("() => window.__instant")
+
+
+def open_screen(browser, name: str, url: str, options: dict) -> Screen:
+    context = browser.new_context(**options, locale="en-GB")
+    context.add_init_script(WATCH)
+    screen = Screen(name, context)
+    context.on("request", lambda request: screen.requests.append(
+        (time.time(), request.method, request.url)))
+    screen.page = context.new_page()
+    screen.page.goto(url)
+    return screen
+
+
+def seated_phone(browser, name: str, join_url: str) -> Screen:
+    """A phone that took `name`'s seat on the join page: it shows its /me page."""
+    screen = open_screen(browser, name, join_url, PHONE)
+    screen.page.get_by_role("button", name=name, exact=True).tap()
+    screen.page.wait_for_url(re.compile(r"/me$"))
+    return screen
+
+
+def clock_offsets(screens, tries: int = 5) -> list[tuple[float, float]]:
+    """For each page, how far its Date.now() was from the middle of time.time() read
+    just before and after asking it, and how long that took (ms): of `tries`, the one
+    that took least (the tightest bound on any offset between the two clocks)."""
+    offsets = []
+    for screen in screens:
+        asked = []
+        for _ in range(tries):
+            before = time.time()
+            now = screen.page.evaluate("Date.now()")
+            after = time.time()
+            asked.append((now - (before + after) * 500, (after - before) * 1000))
+        offsets.append(min(asked, key=lambda offset: offset[1]))
+    return offsets
+
+
+# --- the changes -----------------------------------------------------------------------
+
+@dataclass
+class Change:
+    kind: str  # REVEAL or SALE
+    stamp: int  # the game's stamp after it
+    answered: float  # ms since the epoch: its answer arrived at the table
+    noticed: float | None = None  # ms: when this process got Playwright's response event
+    took: float | None = None  # ms: from the table sending it to its answer's headers
+
+
+class Table:
+    """What the game holds, to choose legal sales: each player's card numbers and coins."""
+
+    def __init__(self):
+        self.digits = {name: set() for name in PLAYERS}
+        self.coins = {name: 12 for name in PLAYERS}
+        self.lots = iter(LOTS)
+        self.lot = None
+        self.sales = 0
+
+    def next_lot(self):
+        self.lot = next(self.lots)
+        return self.lot
+
+    def next_sale(self) -> tuple[str, int]:
+        winner = PLAYERS[self.sales % len(PLAYERS)]
+        self.sales += 1
+        price = next(price for price in range(1, 10)
+                     if price not in self.digits[winner] and price <= self.coins[winner])
+        self.digits[winner] |= {int(words.split()[1]) for words in self.lot}
+        self.coins[winner] -= price  # at worst: some of it may come back to them
+        return winner, price
+
+
+def change_on_the_table(page, table: Table, kind: str) -> Change:
+    """Tap the change on the laptop table's forms; the time its answer arrived."""
+    noticed = {}
+
+    def on_response(response):
+        if response.request.method == "POST":
+            noticed.setdefault("at", time.time() * 1000)
+    page.on("response", on_response)
+    try:
+        with page.expect_response(lambda response: response.request.method == "POST"
+                                  and response.url.endswith("/act")) as answer:
+            if kind == REVEAL:
+                grid = page.locator("form.action-reveal")
+                for words in table.next_lot():
+                    grid.get_by_role("checkbox", name=words, exact=True).click()
+            else:
+                winner, price = table.next_sale()
+                form = page.locator("form.action-sold")
+                form.get_by_role("group", name="Winner").get_by_role(
+                    "radio", name=winner, exact=True).click()
+                form.get_by_role("textbox", name="Price", exact=True).fill(str(price))
+                form.get_by_role("button", name="Sold", exact=True).click()
+        response = answer.value
+        timing = response.request.timing
+        if response.status != 200:
+            raise SystemExit(f"the table's change was answered {response.status}")
+        stamp = stamp_of(response.text())
+    finally:
+        page.remove_listener("response", on_response)
+    return Change(kind, stamp, timing["startTime"] + timing["responseStart"], noticed.get("at"),
+                  timing["responseStart"] - timing["requestStart"])
+
+
+def change_over_http(host: Host, token: str, table: Table, kind: str) -> Change:
+    """Post the change as the table's htmx would, from 127.0.0.1 with the host's session;
+    the time its answer was read."""
+    _, _, page = host.request(f"/g/{token}")
+    if kind == REVEAL:
+        form = find_form(page, "action-reveal")
+        values = {"cards": [card(words) for words in table.next_lot()]}
+    else:
+        form = find_form(page, "action-sold")
+        winner, price = table.next_sale()
+        values = {"winner": str(PLAYERS.index(winner)), "price": str(price)}
+    headers = {**page_headers(page), "HX-Request": "true",
+               "Content-Type": "application/x-www-form-urlencoded"}
+    status, _, answer = host.request(form.action, {**form.fields, **values}, headers)
+    answered = time.time() * 1000
+    if status != 200:
+        raise SystemExit(f"the change was answered {status}")
+    return Change(kind, stamp_of(answer), answered)
+
+
+# --- figures ---------------------------------------------------------------------------
+
+def percentile(values, share: float) -> float:
+    """The nearest-rank percentile of `values` (share 0.95: p95)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def figures(values) -> str:
+    if not values:
+        return "none"
+    return (f"p50 {percentile(values, 0.5):.0f} ms, p95 {percentile(values, 0.95):.0f} ms, "
+            f"max {max(values):.0f} ms (n={len(values)})")
+
+
+def poll_answer(polls, previous: int, shown: float) -> list | None:
+    """The poll whose answer brought a screen the part after `previous` (shown at `shown`):
+    the last poll sent with v=previous that was answered before it was shown."""
+    mark = re.compile(rf"[?&]v={previous}(?:&|$)")
+    answered = [poll for poll in polls if mark.search(poll[0]) and poll[3] <= shown + 1]
+    return max(answered, key=lambda poll: poll[1]) if answered else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--quiet", type=float, default=60.0, help="seconds left quiet")
+    parser.add_argument("--via", choices=["table", "http"], default="table",
+                        help="make the changes on the laptop table's forms, or over HTTP")
+    parser.add_argument("--gap", type=float, default=1.5,
+                        help="seconds (GAP to 2 GAP) between a change shown everywhere "
+                             "and the next")
+    args = parser.parse_args(argv)
+    if args.changes > 2 * len(LOTS):
+        parser.error(f"at most {2 * len(LOTS)} changes")
+    if not CHROMIUM.exists():
+        raise SystemExit(f"{CHROMIUM} is missing: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    # SIGTERM and SIGHUP end the benchmark as Ctrl+C does: everything made is undone.
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda *_: sys.exit(2))
+    started = datetime.datetime.now(datetime.timezone.utc)
+    print(f"instant: {started:%Y-%m-%d %H:%M:%S} UTC, {args.changes} changes via "
+          f"{'the laptop table' if args.via == 'table' else 'HTTP'}, then {args.quiet:.0f} s "
+          "quiet")
+    print(f"load average before: {load_average()}")
+    with ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="instant-")))
+        net = stack.enter_context(phone_network())
+        _, port = stack.enter_context(table_server(net.host_side, folder))
+        url, phone_url = f"http://127.0.0.1:{port}", f"http://{net.host_side}:{port}"
+        host = Host(url)
+        token = host.new_game()
+        wrapper = folder / "chromium-in-namespace"
+        wrapper.write_text(f"#!/bin/sh\nexec {shutil.which('ip')} netns exec {net.namespace} "
+                           f'{CHROMIUM} "$@"\n')
+        wrapper.chmod(0o755)
+        playwright = stack.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        stack.callback(browser.close)
+        phones_browser = playwright.chromium.launch(executable_path=str(wrapper), args=ARGS)
+        stack.callback(phones_browser.close)
+
+        laptop = open_screen(browser, "laptop table", f"{url}/g/{token}", TABLE)
+        tv = open_screen(phones_browser, "TV", f"{phone_url}/g/{token}/tv", TV)
+        phones = [seated_phone(phones_browser, name, f"{phone_url}/g/{token}/join")
+                  for name in PLAYERS]
+        screens = [laptop, tv, *phones]
+        watchers = [tv, *phones] if args.via == "table" else screens
+        print(f"server: python -m companion.cli --host {net.host_side} (and 127.0.0.1), "
+              f"port {port}; phones and TV from {net.phone_side} (namespace {net.namespace})")
+        answered = ("reaches the laptop table (Chromium has its headers)" if args.via == "table"
+                    else "is read by an HTTP client of the host's (127.0.0.1)")
+        print(f"screens: laptop table 1280x800 (127.0.0.1), TV 1920x1080 and {len(phones)} "
+              f"phones 360x740 (from the namespace); a change's answer {answered}; other "
+              f"screens: {len(watchers)}")
+        laptop.page.wait_for_timeout(2000)  # every screen's first poll out and held
+        stamp = stamp_of(laptop.page.content())
+        if any(str(stamp) not in screen.watched()["seen"] for screen in screens):
+            raise SystemExit("a screen does not show the game as it is after the set-up")
+
+        table, changes, cpu = Table(), [], Cpu.now()
+        for index in range(args.changes):
+            kind = REVEAL if index % 2 == 0 else SALE
+            if args.via == "table":
+                change = change_on_the_table(laptop.page, table, kind)
+            else:
+                change = change_over_http(host, token, table, kind)
+            changes.append(change)
+            laptop.page.wait_for_timeout(FIRST_LOOK * 1000)
+            deadline = time.monotonic() + SHOWS_WITHIN
+            while True:
+                behind = [screen for screen in watchers
+                          if str(change.stamp) not in screen.watched()["seen"]]
+                if not behind or time.monotonic() > deadline:
+                    break
+                laptop.page.wait_for_timeout(250)
+            laptop.page.wait_for_timeout(random.uniform(args.gap, 2 * args.gap) * 1000)
+
+        print(f"the machine while the changes were made: {Cpu.now().since(cpu)}")
+        offsets = clock_offsets(screens)
+        watched = {screen.name: screen.watched() for screen in screens}
+        laptop.page.wait_for_timeout(1000)  # (Playwright's events are told while it waits)
+        quiet_from, cpu = time.time(), Cpu.now()
+        laptop.page.wait_for_timeout(args.quiet * 1000)
+        quiet_until = time.time()
+        print(f"the machine while the screens were quiet: {Cpu.now().since(cpu)}")
+        laptop.page.wait_for_timeout(200)  # the last requests' events
+
+    print(f"load average after: {load_average()}")
+    return report(args, stamp, changes, watchers, watched, offsets, screens, quiet_from,
+                  quiet_until)
+
+
+def report(args, first, changes, watchers, watched, offsets, screens, quiet_from,
+           quiet_until) -> int:
+    shown = {REVEAL: [], SALE: []}
+    drawn, reached, drawing, missed = [], [], [], []
+    previous = first
+    for change in changes:
+        for screen in watchers:
+            part = watched[screen.name]["seen"].get(str(change.stamp))
+            if part is None:
+                missed.append((screen.name, change.stamp))
+                continue
+            shown[change.kind].append(part["inserted"] - change.answered)
+            if part["frame"] is not None:
+                drawn.append(part["frame"] - change.answered)
+            poll = poll_answer(watched[screen.name]["polls"], previous, part["inserted"])
+            if poll is not None:
+                reached.append(poll[3] - change.answered)
+                drawing.append(part["inserted"] - poll[3])
+        previous = change.stamp
+    every = shown[REVEAL] + shown[SALE]
+    noticed = [change.noticed - change.answered for change in changes if change.noticed]
+    worst = max(offsets, key=lambda offset: abs(offset[0]))
+    print("clocks: the pages' Date.now(), Python's time.time() and Chromium's network timing "
+          "all read this machine's real-time clock, used as is (no offset); each page's "
+          f"Date.now() was within {abs(worst[0]):.1f} ms of time.time() read around it "
+          f"(brackets up to {max(width for _, width in offsets):.1f} ms wide)")
+    if noticed:
+        own = [watched["laptop table"]["seen"][str(change.stamp)]["inserted"] - change.answered
+               for change in changes if str(change.stamp) in watched["laptop table"]["seen"]]
+        print(f"  the laptop table put its own answer into its page {figures(own)} after "
+              f"Chromium had its headers; Playwright told this process {figures(noticed)} "
+              "after")
+    took = [change.took for change in changes if change.took is not None]
+    if took:
+        print(f"the table's changes took {figures(took)} from sending to their answers' headers")
+    print("from a change's answer at the table to each other screen showing it (the new "
+          "live part in the page):")
+    print(f"  {REVEAL} (a reveal): {figures(shown[REVEAL])}")
+    print(f"  {SALE} (a sale): {figures(shown[SALE])}")
+    print(f"  all: {figures(every)}")
+    print(f"  fastest: {min(every, default=0):.0f} ms (a screen may be answered before the "
+          "table that made the change)")
+    print(f"  the first animation frame after it: {figures(drawn)}")
+    print(f"  of which the poll's answer reaching the screen: {figures(reached)}; from there "
+          f"to the part in the page: {figures(drawing)}")
+    for screen in watchers:
+        own = [watched[screen.name]["seen"][str(change.stamp)]["inserted"] - change.answered
+               for change in changes if str(change.stamp) in watched[screen.name]["seen"]]
+        print(f"    {screen.name}: {figures(own)}")
+    if missed:
+        print(f"  not shown within {SHOWS_WITHIN:.0f} s: {len(missed)} ({missed[:5]})")
+    seconds = quiet_until - quiet_from
+    print(f"left quiet {seconds:.1f} s: requests a minute per screen")
+    rates = {}
+    for screen in screens:
+        sent = [url for at, _, url in screen.requests if quiet_from <= at < quiet_until]
+        rates[screen.name] = len(sent) * 60 / seconds
+        print(f"  {screen.name}: {rates[screen.name]:.1f} ({len(sent)} requests)")
+
+    goals = []
+    for label, values in ((REVEAL, shown[REVEAL]), (SALE, shown[SALE]), ("all", every)):
+        met = bool(values) and not missed and percentile(values, 0.95) <= GOAL_P95 \
+            and max(values) <= GOAL_MAX
+        goals.append((f"{label}: p95 <= {GOAL_P95:.0f} ms and max <= {GOAL_MAX / 1000:.0f} s",
+                      met))
+    goals.append((f"every other screen showed every change within {SHOWS_WITHIN:.0f} s",
+                  not missed))
+    goals.append((f"a quiet screen <= {GOAL_QUIET:.0f} requests a minute",
+                  max(rates.values()) <= GOAL_QUIET))
+    print("goals: " + "; ".join(f"{label}: {'met' if met else 'MISSED'}" for label, met in goals))
+    return 0 if all(met for _, met in goals) else 1
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """CPU time so far (clock ticks): the machine's busy time on all its cores, and this
+    benchmark's (this process and all it started: the server, the browsers)."""
+
+    at: float
+    busy: int
+    ours: int
+
+    @classmethod
+    def now(cls) -> "Cpu":
+        ticks = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        idle = ticks[3] + ticks[4]  # idle, iowait
+        parents, times = {}, {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            times[int(entry.name)] = int(fields[11]) + int(fields[12])  # utime, stime
+        ours, todo = 0, [os.getpid()]
+        while todo:
+            pid = todo.pop()
+            ours += times.get(pid, 0)
+            todo += [child for child, parent in parents.items() if parent == pid]
+        return cls(time.monotonic(), sum(ticks[:8]) - idle, ours)
+
+    def since(self, start: "Cpu") -> str:
+        """The machine's cores' busy share from `start` to this, and this benchmark's."""
+        whole = (self.at - start.at) * os.sysconf("SC_CLK_TCK") * os.cpu_count()
+        return (f"{100 * (self.busy - start.busy) / whole:.0f}% of its {os.cpu_count()} "
+                f"cores busy, this benchmark (server, browsers, itself) "
+                f"{100 * (self.ours - start.ours) / whole:.0f}%")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
