@@ -134,7 +134,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/instant.py: bench is a package
 
-from tests.browser_helpers import ARGS, CHROMIUM, PHONE, TABLE  # noqa: E402
+from bench.serving import stop  # noqa: E402
+from tests.browser_helpers import (ARGS, CHROMIUM, PHONE, TABLE, free_subnet,  # noqa: E402
+                                   joined_namespace)
 from tests.web_helpers import card, find_form, page_headers  # noqa: E402
 
 TV = dict(viewport={"width": 1920, "height": 1080})
@@ -205,35 +207,6 @@ WATCH = r"""(() => {
 
 # --- the phones' network ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PhoneNet:
-    namespace: str
-    host_side: str  # this machine's end of the veth pair
-    phone_side: str  # the end inside the namespace
-
-
-def _ip(*args: str) -> None:
-    result = subprocess.run(["ip", *args], capture_output=True, text=True)
-    if result.returncode:
-        raise SystemExit(f"ip {' '.join(args)}: {result.stderr.strip()}")
-
-
-def _free_subnet() -> ipaddress.IPv4Network:
-    """A /30 of NETWORKS that no interface of this machine uses (chosen from this
-    process's id, so that a test run at the same time gets another)."""
-    used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True,
-                          text=True, check=True).stdout
-    taken = [ipaddress.ip_interface(word).network for word in used.split()
-             if re.fullmatch(r"[\d.]+/\d+", word)]
-    count = NETWORKS.num_addresses // 4
-    for step in range(count):
-        index = (os.getpid() * 7 + step) % count
-        subnet = ipaddress.ip_network((int(NETWORKS.network_address) + 4 * index, 30))
-        if not any(subnet.overlaps(other) for other in taken):
-            return subnet
-    raise SystemExit(f"no free /30 left in {NETWORKS}")
-
-
 @contextmanager
 def phone_network():
     """A network namespace joined to this machine by a veth pair (this machine's end the
@@ -245,23 +218,8 @@ def phone_network():
         raise SystemExit("the phones' network namespace needs `ip` (apt-get install iproute2)")
     pid = os.getpid()
     namespace, outside, inside = f"instant-{pid}", f"tih{pid}", f"tin{pid}"  # names <= 15
-    host_side, phone_side = (str(address) for address in list(_free_subnet().hosts())[:2])
-    made = []
-    try:
-        _ip("netns", "add", namespace)
-        made.append(("netns", "delete", namespace))
-        _ip("link", "add", outside, "type", "veth", "peer", "name", inside)
-        made.append(("link", "delete", outside))  # its peer goes with it
-        _ip("link", "set", inside, "netns", namespace)
-        _ip("addr", "add", f"{host_side}/30", "dev", outside)
-        _ip("link", "set", outside, "up")
-        _ip("-n", namespace, "addr", "add", f"{phone_side}/30", "dev", inside)
-        _ip("-n", namespace, "link", "set", inside, "up")
-        _ip("-n", namespace, "link", "set", "lo", "up")
-        yield PhoneNet(namespace, host_side, phone_side)
-    finally:
-        for args in reversed(made):
-            subprocess.run(["ip", *args], capture_output=True)
+    with joined_namespace(namespace, outside, inside, free_subnet(NETWORKS, stride=7)) as net:
+        yield net
 
 
 # --- the table server ------------------------------------------------------------------
@@ -287,12 +245,7 @@ def table_server(address: str, folder: Path):
             time.sleep(0.05)
         yield process.pid, int(found.group(1))
     finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 class Host:

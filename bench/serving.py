@@ -52,9 +52,10 @@ class Server:
 
 
 @contextmanager
-def started(*args: str):
-    """A server of this script (`args` as on its command line); stopped on leaving."""
-    process = subprocess.Popen([sys.executable, __file__, *args], stdin=subprocess.PIPE,
+def started(*args: str, script: str = __file__):
+    """A server of this script, or of `script` (`args` as on its command line), which
+    prints its port (and where its figures go) when it listens; stopped on leaving."""
+    process = subprocess.Popen([sys.executable, script, *args], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True)
     timer = threading.Timer(STARTS_WITHIN, process.kill)
     timer.start()
@@ -66,7 +67,7 @@ def started(*args: str):
         yield Server(process.pid, int(ready[0]), ready[1] if len(ready) > 1 else None)
     finally:
         timer.cancel()
-        _stop(process)
+        stop(process)
 
 
 def load_average() -> str:
@@ -74,7 +75,7 @@ def load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen) -> None:
     """Stop the server: SIGTERM, then SIGKILL if it is still there after 5 s."""
     process.terminate()
     try:

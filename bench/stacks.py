@@ -357,20 +357,9 @@ def _serve_uvicorn(app, kind: str, sock, parser: str) -> None:
 @contextmanager
 def started(stack: str, kind: str, data_dir: str | None = None):
     """A server process of `stack` (see serve); (its pid, its port); stopped on leaving."""
-    process = subprocess.Popen([sys.executable, __file__, "serve", stack, kind,
-                                *([data_dir] if data_dir else [])],
-                               stdout=subprocess.PIPE, text=True)
-    timer = threading.Timer(STARTS_WITHIN, process.kill)
-    timer.start()
-    try:
-        ready = process.stdout.readline().split()
-        timer.cancel()
-        if not ready:
-            raise SystemExit(f"the {stack} server ({kind}) did not start")
-        yield process.pid, int(ready[0])
-    finally:
-        timer.cancel()
-        serving._stop(process)
+    with serving.started("serve", stack, kind, *([data_dir] if data_dir else []),
+                         script=__file__) as server:
+        yield server.pid, server.port
 
 
 # --- what a server process uses -----------------------------------------------------------

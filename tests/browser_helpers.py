@@ -21,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,20 +140,21 @@ def _ip(*args) -> None:
         raise RuntimeError(f"ip {' '.join(args)}: {result.stderr.strip()}")
 
 
-def _free_subnet() -> ipaddress.IPv4Network:
-    """A /30 of PHONE_NETWORKS that no interface of this machine uses, chosen from this
-    process's id so that two test runs at once get different ones."""
+def free_subnet(networks=PHONE_NETWORKS, stride: int = 1) -> ipaddress.IPv4Network:
+    """A /30 of `networks` that no interface of this machine uses, chosen from this
+    process's id (times `stride`: a benchmark's another than a test run's) so that two
+    runs at once get different ones."""
     used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True,
                           text=True, check=True).stdout
     taken = [ipaddress.ip_interface(word).network for word in used.split()
              if re.fullmatch(r"[\d.]+/\d+", word)]
-    count = PHONE_NETWORKS.num_addresses // 4
+    count = networks.num_addresses // 4
     for step in range(count):
-        index = (os.getpid() + step) % count
-        subnet = ipaddress.ip_network((int(PHONE_NETWORKS.network_address) + 4 * index, 30))
+        index = (os.getpid() * stride + step) % count
+        subnet = ipaddress.ip_network((int(networks.network_address) + 4 * index, 30))
         if not any(subnet.overlaps(other) for other in taken):
             return subnet
-    raise RuntimeError(f"no free /30 left in {PHONE_NETWORKS}")
+    raise RuntimeError(f"no free /30 left in {networks}")
 
 
 @pytest.fixture(scope="session")
@@ -168,9 +170,25 @@ def phone_net():
     pid = os.getpid()
     namespace, outside, inside = f"templari-{pid}", f"tph{pid}", f"tpn{pid}"  # names <= 15
     try:
-        subnet = _free_subnet()
+        subnet = free_subnet()
     except (RuntimeError, subprocess.CalledProcessError) as error:
         pytest.skip(f"no address for the phones' network: {error}")
+    try:
+        with joined_namespace(namespace, outside, inside, subnet) as net:
+            yield net
+    except NamespaceRefused as error:
+        pytest.skip(f"cannot make the phones' network namespace: {error}")
+
+
+class NamespaceRefused(RuntimeError):
+    """The system would not make the namespace or its veth pair."""
+
+
+@contextmanager
+def joined_namespace(namespace: str, outside: str, inside: str, subnet):
+    """A network namespace joined to this machine by a veth pair (this machine's end
+    `outside`, the first address of `subnet`; the namespace's end `inside`, the second),
+    both ends and the namespace's loopback up; all of it deleted on leaving."""
     host_side, phone_side = (str(address) for address in list(subnet.hosts())[:2])
     made = []
     try:
@@ -186,7 +204,7 @@ def phone_net():
         _ip("-n", namespace, "link", "set", "lo", "up")
     except RuntimeError as error:
         _undo(made)
-        pytest.skip(f"cannot make the phones' network namespace: {error}")
+        raise NamespaceRefused(error) from None
     try:
         yield PhoneNet(namespace, host_side, phone_side)
     finally:
