@@ -14,7 +14,7 @@ not the app's dependencies, and never installed by the README's commands), e.g.
 The stacks, each serving the same Flask app (companion.web.create_app) on a data
 directory of its own made the same way, in a process of its own on 127.0.0.1, on a
 listening socket opened as serve.bind opens it, with TCP_NODELAY set as waitress sets it
-on its own (without it, gevent and uvicorn sent a 20 KB live part 40 ms late: Nagle's
+on its own (without it, gevent and uvicorn sent a table's live part 44 ms late: Nagle's
 algorithm held the body back behind the headers until the client's delayed ACK):
 
 - `waitress`: the table server as it is (companion.server.serve.create_server with
@@ -137,7 +137,6 @@ GRACE = 2.0  # seconds after the end for the answers to the last changes to arri
 RETRY_AFTER = 1.0  # seconds before a screen whose poll failed asks again (with now=1)
 WORKERS = 8  # threads of the stacks that serve with threads (waitress_options' count)
 SETTING_UP = 32  # devices set up at once
-STARTS_WITHIN = 30.0  # seconds for a server to say its port
 OPEN_FILES = 20000  # what a server and the client may open (connections, databases)
 MB = 2**20
 
