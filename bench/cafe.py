@@ -665,6 +665,7 @@ class Report:
     processes: int  # the server's
     server: Sampler
     load: tuple[str, str]  # the machine's load average before and after
+    speed: tuple[float, float]  # the machine's speed before and after (serving.machine_speed)
     workers: dict | None  # kind: [(waited, wall, cpu)] (serving.Stats), one process only
 
     @property
@@ -683,7 +684,7 @@ def run(args) -> Report:
     processes are stopped at the end, whatever happens."""
     numbers = list(range(args.tables + args.quiet_tables))
     groups = [numbers[number::args.clients] for number in range(args.clients)]
-    load = serving.load_average()
+    load, before = serving.load_average(), serving.machine_speed()
     with tempfile.TemporaryDirectory() as data_dir, phone_network() as args.phone_network:
         stats = None if args.processes > 1 else \
             Path(args.stats) if args.stats else Path(data_dir) / "stats.jsonl"
@@ -697,7 +698,8 @@ def run(args) -> Report:
     limit = waitress_options(serving.bare_app())["connection_limit"]
     return Report(args.tables, args.quiet_tables, args.phones, limit, seated,
                   len(numbers) * args.phones - seated, set_up, window, results, args.clients,
-                  args.processes, sampler, (load, serving.load_average()), workers)
+                  args.processes, sampler, (load, serving.load_average()), (before, serving.machine_speed()),
+                  workers)
 
 
 def _run(args, groups: list[list[int]], server: serving.Server):
@@ -855,7 +857,8 @@ def lines(report: Report):
     others = server.busy - server.cpu - results.cpu
     yield (f"machine: {os.cpu_count()} cores, {server.busy / seconds:.2f} of them busy on "
            f"average, {others / seconds:.2f} with other programs than this café's; load "
-           f"average before {report.load[0]}, after {report.load[1]}")
+           f"average before {report.load[0]}, after {report.load[1]}; sum(range(1000)) in "
+           f"{report.speed[0]:.1f} µs before, {report.speed[1]:.1f} µs after")
     yield "goals: " + "; ".join(
         f"{goal}: {'not measured' if met is None else 'met' if met else 'MISSED'}"
         for goal, met in goals(report).items())

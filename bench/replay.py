@@ -21,9 +21,13 @@ import sys
 import timeit
 from pathlib import Path
 
-from companion.rules.record import fold_record
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as python bench/replay.py: bench is a package
 
-DEFAULT_RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
+from bench import serving  # noqa: E402
+from companion.rules.record import fold_record  # noqa: E402
+
+DEFAULT_RECORD = ROOT / "tests" / "fixtures" / "full-game-3.json"
 COUNTED_RUNS = 300  # replays counted with --instructions
 
 
@@ -50,8 +54,7 @@ def main(argv=None) -> None:
     timer = timeit.Timer(lambda: fold_record(record))
     median = statistics.median(timer.repeat(repeat=args.runs, number=1))
     print(f"{what}: median {median * 1000:.2f} ms over {args.runs} runs")
-    reference = min(timeit.repeat("sum(range(1000))", number=1000, repeat=5))  # µs a run
-    print(f"this machine's speed: sum(range(1000)) in {reference * 1000:.0f} µs "
+    print(f"this machine's speed: sum(range(1000)) in {serving.machine_speed():.0f} µs "
           f"(about 10 µs on a current laptop: the replay scales with it)")
 
 

@@ -273,6 +273,8 @@ def test_the_overbid_s_discard_list_holds_the_chosen_player_s_cards_only(server,
     table = open_page(browser.new_context(viewport=LAPTOP), f"{server.url}/g/{token}", [])
     for card in ("purple 0", "purple 1"):
         press(table.get_by_label(card, exact=True))
+    # the lot is revealed (the second card sends it) before the player opens the overbid
+    expect(table.get_by_role("heading", name="Round 11: the auction")).to_be_visible()
     overbid = table.locator("form.action-overbid")
     table.locator("summary").filter(has_text="Overbid").click()
     overbid.get_by_label("Bid more than they hold").select_option(label="Bert")
