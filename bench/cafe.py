@@ -4,12 +4,18 @@ asks, with the polls the server holds until their game moves.
 
     python bench/cafe.py [--tables 200] [--quiet-tables 10] [--phones 5] [--every 5]
                          [--seconds 60] [--warm-up 10] [--clients 1] [--processes 1]
-                         [--stats FILE]
+                         [--balanced N] [--stats FILE]
 
 Starts the table server (bench/serving.py: the table's app, the table's waitress
 configuration) in a process of its own (or PROCESSES of them sharing the socket, as
 `templari-companion --processes` runs them; CPU and memory are then their sums), on
-127.0.0.1 and a temporary data directory.
+127.0.0.1 and a temporary data directory. With --balanced N: a hosted stack instead
+(bench/balanced.py: N table servers, each a process of its own on one PostgreSQL, behind
+haproxy on 127.0.0.1; CPU and memory are the sums of them all, PostgreSQL and haproxy
+included), one table server killed (SIGKILL) in the middle of the measured seconds: its
+devices carry on through the others (their requests then under way fail).
+At the end, every game a table played is read back from the database: an action whose
+answer reached the table must be there (nothing acknowledged lost).
 Each table's screen, the host's device, imports the setup of one of the records
 tests/fixtures/full-game-*.json through the home page's import form, with the record's
 first few events (how many is drawn at random: the tables are at every stage of a
@@ -91,11 +97,12 @@ from urllib.parse import parse_qsl, urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/cafe.py: bench is a package
 
-from bench import serving
+from bench import balanced, serving
 from bench.devices import HTMX, TIMEOUT, Device, Failed, Live, live, take_seat
 from bench.faults import Form, expect, forms
 from companion.rules.record import load_setup, parse_event
 from companion.server.serve import waitress_options
+from companion.store import open_store
 from companion.web.forms import form_values
 
 RECORDS = sorted(path for path in (ROOT / "tests" / "fixtures").glob("full-game-*.json")
@@ -266,6 +273,7 @@ class Table:
         self.record, self.setup = record, load_setup(record)
         self.events = [parse_event(raw) for raw in record["events"]]
         self.rng, self.next, self.import_form, self.quiet = rng, 0, None, quiet
+        self.acknowledged = {}  # game: its events up to the last one answered
         self.screen = Viewer(Device(port), table_page)  # the host's: from the loopback
         self.actor = Device(port)  # the screen's browser's other connection: its forms
         self.actor.cookies = self.screen.device.cookies
@@ -301,6 +309,7 @@ class Table:
                                           {"record": ("game.json", record.encode())},
                                           timeout=timeout)
         token = expect(answer, 303, "importing a game").location.rsplit("/", 1)[1]
+        self.acknowledged[token] = played
         await self.screen.open(token, timeout, device=self.actor)
         self.next = played
 
@@ -320,7 +329,7 @@ class Table:
         if stamp <= made_at:
             raise RuntimeError(f"{event.kind} not recorded")
         self.screen.show(body)
-        self.next = played + 1
+        self.next = self.acknowledged[self.screen.token] = played + 1
         change = Change(self.screen.token, stamp, answered, counts)
         for phone in self.phones:
             phone.expect(change)
@@ -441,6 +450,7 @@ class Results:
     devices: Counter = field(default_factory=Counter)  # devices, acting / quiet tables
     reopened: int = 0
     cpu: float = 0.0
+    acknowledged: dict = field(default_factory=dict)  # game: its events up to the last answered
 
     async def timed(self, kind: str, request, scheduled: float) -> None:
         """Await `request()`, due at `scheduled`: if due within the measured seconds, its
@@ -509,6 +519,7 @@ class Results:
         for name in ("actions", "changes", "ahead", "unseen", "away", "polls", "other",
                      "errors", "lags", "ticks", "sent", "devices", "reopened", "cpu"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.acknowledged.update(other.acknowledged)
 
 
 def _kind(table: Table) -> str:
@@ -570,6 +581,7 @@ async def _play(pipe, port: int, numbers: list[int], args) -> Results:
     await asyncio.sleep(SHOWN_WITHIN)  # (the window has ended, and every action)
     for table in tables:
         await table.stop()
+        results.acknowledged.update(table.acknowledged)
     return results
 
 
@@ -586,43 +598,61 @@ def _receive(pipe, expected: str, within: float):
 # --- the server's CPU and memory -----------------------------------------------------------
 
 class Sampler(threading.Thread):
-    """The server's CPU time and memory over the measured seconds; the CPU time of its
-    processes' main threads (their event loops) apart."""
+    """The server's CPU time and memory over the measured seconds (every process of the
+    trees of `roots`: the server and the processes it started; with --balanced, the
+    table servers, haproxy and PostgreSQL); the CPU time of its processes' main threads
+    (their event loops) apart. A process that ends meanwhile counts until it was last seen."""
 
-    def __init__(self, pid: int, window: Window):
+    def __init__(self, roots: list[int], window: Window):
         super().__init__(daemon=True)
-        self.pid, self.window = pid, window
+        self.roots, self.window = roots, window
         self.cpu, self.loop_cpu, self.rss_max, self.hwm = 0.0, 0.0, 0, 0
         self.busy = 0.0  # seconds of CPU the whole machine used (every core)
+        self.first, self.last = {}, {}  # pid: (its CPU, its main thread's), in clock ticks
 
     def run(self) -> None:
         time.sleep(max(0.0, self.window.measured - time.monotonic()))
-        began = *self._cpu(), _busy()
+        began = _busy()
+        self.first = self._cpu()
         while (left := self.window.end - time.monotonic()) > 0:
             self.rss_max = max(self.rss_max, self._memory("VmRSS"))
+            self.last.update(self._cpu())
             time.sleep(min(1.0, left))
-        ended = *self._cpu(), _busy()
-        self.cpu, self.loop_cpu, self.busy = (end - start for end, start in zip(ended, began))
+        self.last.update(self._cpu())
+        self.busy = _busy() - began
+        tick = os.sysconf("SC_CLK_TCK")
+        used = [(end[0] - self.first.get(pid, (0, 0))[0], end[1] - self.first.get(pid, (0, 0))[1])
+                for pid, end in self.last.items()]
+        self.cpu, self.loop_cpu = (sum(part) / tick for part in zip(*used))
         self.hwm = self._memory("VmHWM")
 
     def _pids(self) -> list[int]:
-        """The server's process and the server processes it started (--processes)."""
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
-        return [self.pid, *map(int, children)]
+        """The processes of the trees of `roots` that are still there."""
+        found, todo = [], list(self.roots)
+        while todo:
+            pid = todo.pop()
+            with suppress(OSError):
+                todo += map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+                found.append(pid)
+        return found
 
-    def _cpu(self) -> tuple[float, float]:
-        """Seconds of CPU the server used so far (utime + stime, every thread of every
-        process), and those of its main threads."""
-        every = main = 0
+    def _cpu(self) -> dict[int, tuple[int, int]]:
+        """Each process's CPU so far (utime + stime, every thread) and its main thread's,
+        in clock ticks."""
+        used = {}
         for pid in self._pids():
-            every += _ticks(f"/proc/{pid}/stat")
-            main += _ticks(f"/proc/{pid}/task/{pid}/stat")
-        return every / os.sysconf("SC_CLK_TCK"), main / os.sysconf("SC_CLK_TCK")
+            with suppress(OSError):
+                used[pid] = (_ticks(f"/proc/{pid}/stat"), _ticks(f"/proc/{pid}/task/{pid}/stat"))
+        return used
 
     def _memory(self, name: str) -> int:
         """A size in bytes from /proc/PID/status (VmRSS, VmHWM), summed over the server's
         processes."""
-        return sum(_status(pid, name) for pid in self._pids())
+        total = 0
+        for pid in self._pids():
+            with suppress(OSError, ValueError):
+                total += _status(pid, name)
+        return total
 
 
 def _busy() -> float:
@@ -667,6 +697,8 @@ class Report:
     load: tuple[str, str]  # the machine's load average before and after
     speed: tuple[float, float]  # the machine's speed before and after (serving.machine_speed)
     workers: dict | None  # kind: [(waited, wall, cpu)] (serving.Stats), one process only
+    kept: tuple[int, int, int]  # games played, actions acknowledged, of those not stored
+    balanced: bool  # the servers were processes of their own behind haproxy, one killed
 
     @property
     def seconds(self) -> float:
@@ -686,32 +718,43 @@ def run(args) -> Report:
     groups = [numbers[number::args.clients] for number in range(args.clients)]
     load, before = serving.load_average(), serving.machine_speed()
     with tempfile.TemporaryDirectory() as data_dir, phone_network() as args.phone_network:
-        stats = None if args.processes > 1 else \
-            Path(args.stats) if args.stats else Path(data_dir) / "stats.jsonl"
-        with serving.started("companion", data_dir, "--processes", str(args.processes),
-                             *(["--stats", str(stats)] if stats else [])) as server:
-            set_up, window, results, sampler = _run(args, groups, server)
-        workers = _workers(stats, window) if stats else None
+        if args.balanced:
+            with balanced.stack(args.balanced) as server:
+                set_up, window, results, sampler = _run(args, groups, server.port,
+                                                        server.roots(), server.kill_one)
+                lost = _lost(open_store(None, server.database), results.acknowledged)
+            workers = None
+        else:
+            stats = None if args.processes > 1 else \
+                Path(args.stats) if args.stats else Path(data_dir) / "stats.jsonl"
+            with serving.started("companion", data_dir, "--processes", str(args.processes),
+                                 *(["--stats", str(stats)] if stats else [])) as server:
+                set_up, window, results, sampler = _run(args, groups, server.port,
+                                                        [server.pid])
+            lost = _lost(open_store(data_dir, None), results.acknowledged)
+            workers = _workers(stats, window) if stats else None
     played = records()
     seated = sum(min(args.phones, len(table_record(number, played)["players"]))
                  for number in numbers)
     limit = waitress_options(serving.bare_app())["connection_limit"]
     return Report(args.tables, args.quiet_tables, args.phones, limit, seated,
                   len(numbers) * args.phones - seated, set_up, window, results, args.clients,
-                  args.processes, sampler, (load, serving.load_average()), (before, serving.machine_speed()),
-                  workers)
+                  args.balanced or args.processes, sampler, (load, serving.load_average()),
+                  (before, serving.machine_speed()), workers, lost, bool(args.balanced))
 
 
-def _run(args, groups: list[list[int]], server: serving.Server):
+def _run(args, groups: list[list[int]], port: int, roots: list[int], midway=None):
     """The client processes, each with its group of tables, set up and playing against
-    `server`: the set-up's seconds, the window, what they measured and what the server
-    used. They are stopped at the end, whatever happens."""
+    the server on `port` (its processes: the trees of `roots`): the set-up's seconds, the
+    window, what they measured and what the server used; `midway()` is called in the
+    middle of the measured seconds, if given. They are stopped at the end, whatever
+    happens."""
     pipes, processes = [], []
     try:
         for group in groups:
             ours, theirs = multiprocessing.Pipe()
             process = multiprocessing.Process(target=client, daemon=True,
-                                              args=(theirs, server.port, group, args))
+                                              args=(theirs, port, group, args))
             process.start()
             pipes.append(ours)
             processes.append(process)
@@ -721,8 +764,11 @@ def _run(args, groups: list[list[int]], server: serving.Server):
                         args.every)
         for pipe in pipes:
             pipe.send(window)
-        sampler = Sampler(server.pid, window)
+        sampler = Sampler(roots, window)
         sampler.start()
+        if midway is not None:
+            threading.Timer(window.measured + args.seconds / 2 - time.monotonic(),
+                            midway).start()
         results = Results(window)
         for pipe in pipes:
             results.add(_receive(pipe, "done", window.end - time.monotonic() + LATE_AFTER
@@ -733,6 +779,16 @@ def _run(args, groups: list[list[int]], server: serving.Server):
             process.kill()
             process.join()
     return set_up, window, results, sampler
+
+
+def _lost(store, acknowledged: dict[str, int]) -> tuple[int, int, int]:
+    """Of the games the tables played, how many; the actions acknowledged (each game's
+    events up to the last answered); and the acknowledged ones the database lacks."""
+    lost = 0
+    for token, count in acknowledged.items():
+        stored = store.game(token)
+        lost += max(0, count - (0 if stored is None else len(stored.events)))
+    return len(acknowledged), sum(acknowledged.values()), lost
 
 
 def _workers(stats: Path, window: Window) -> dict:
@@ -811,6 +867,7 @@ def goals(report: Report) -> dict[str, bool | None]:
             _p99(results.changes + [float("inf")] * results.unseen) < 0.250,
             "action p99 < 100 ms": _p99(results.actions) < 0.100,
             "0 errors": not results.errors,
+            "nothing acknowledged lost": report.kept[2] == 0,
             "RSS < 120 MB": report.server.rss_max < 120 * MB,
             f"quiet devices ≤ {QUIET_LIMIT} requests a minute":
             None if quiet is None else quiet <= QUIET_LIMIT}
@@ -841,12 +898,17 @@ def lines(report: Report):
     yield f"errors: {sum(results.errors.values())}"
     for error, count in results.errors.most_common(5):
         yield f"  {count} × {error}"
+    games, acknowledged, lost = report.kept
+    yield (f"kept: {acknowledged} events acknowledged in {games} games, "
+           + (f"{lost} of them LOST" if lost else "all of them in the database")
+           + ("; one of the table servers was killed midway" if report.balanced else ""))
     yield (f"server: CPU {server.cpu / seconds:.0%} of one core (its event loop"
            f"{'s' if report.processes > 1 else ''} {server.loop_cpu / seconds:.0%}, the "
            f"other threads {(server.cpu - server.loop_cpu) / seconds:.0%}), RSS max "
            f"{server.rss_max / MB:.0f} MB (VmHWM {server.hwm / MB:.0f} MB)"
-           + (f" in {report.processes} processes and the one that started them"
-              if report.processes > 1 else ""))
+           + (f" in {report.processes} table servers, haproxy and PostgreSQL together"
+              if report.balanced else f" in {report.processes} processes and the one that "
+              "started them" if report.processes > 1 else ""))
     if report.workers is not None:
         yield from _worker_lines(report.workers, seconds)
     yield (f"client: CPU {results.cpu / seconds:.0%} of one core in {report.clients} "
@@ -893,6 +955,9 @@ def main(argv=None) -> None:
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--processes", type=int, default=1,
                         help="server processes (templari-companion --processes)")
+    parser.add_argument("--balanced", type=int, default=0, metavar="N",
+                        help="N table servers of their own on one PostgreSQL behind haproxy "
+                             "(bench/balanced.py), one killed midway")
     parser.add_argument("--stats", metavar="FILE", help="keep what the server's worker "
                         "threads did in FILE (bench/serving.py --stats; one process only)")
     args = parser.parse_args(argv)

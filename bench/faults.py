@@ -1,10 +1,12 @@
 """Kill the table server again and again while tables record: nothing acknowledged is
 lost, nothing is applied twice.
 
-    python bench/faults.py [--kills 20] [--clients 4]
+    python bench/faults.py [--kills 20] [--clients 4] [--postgresql]
 
 Starts the server as `templari-companion --host 127.0.0.1 --port P --data-dir D` does
-(python -m companion.cli), on a free port and a temporary data directory. CLIENTS
+(python -m companion.cli), on a free port and a temporary data directory; with
+--postgresql, as `templari-companion ... --database URL` does, on a PostgreSQL of its own
+(bench/balanced.py's, the tests': apt-get install postgresql). CLIENTS
 threads play games through the table's HTTP forms as the host's device would, each form
 sent with its CSRF token and version: a new game from the home page, then reveals,
 sales, free lots, penalties and undos, each chosen among the forms the table page
@@ -21,8 +23,8 @@ Meanwhile the server is killed (SIGKILL) KILLS times, each after a random count 
 writes answered since it started, within 150 ms of a write being sent, and started
 again on the same data directory as soon as the last one is dead. After the last
 restart the clients stop, every game is exported (record.json) and replayed, the server
-is stopped, the database is checked (PRAGMA integrity_check) and every game's stored
-version and log compared with what its client was told. Prints, e.g.:
+is stopped, the database is checked (PRAGMA integrity_check; PostgreSQL checks its own)
+and every game's stored version and log compared with what its client was told. Prints, e.g.:
 
     20 kills (SIGKILL, each within 150 ms of a write being sent), each followed by a
     restart on the same data directory, while 4 clients recorded through the table's forms
@@ -63,12 +65,15 @@ from urllib.parse import urlencode
 
 from werkzeug.datastructures import MultiDict
 
-from companion.rules.record import dump_event, fold_record, load_setup, loads
-from companion.rules.refusal import Refusal
-from companion.rules.setup import Setup
-from companion.web.forms import parse_action
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as python bench/faults.py: bench is a package
+
+from bench.balanced import postgresql  # noqa: E402
+from companion.rules.record import dump_event, fold_record, load_setup, loads  # noqa: E402
+from companion.rules.refusal import Refusal  # noqa: E402
+from companion.rules.setup import Setup  # noqa: E402
+from companion.web.forms import parse_action  # noqa: E402
+
 HOST = "127.0.0.1"  # a loopback peer is the host's device: it may record everything
 PLAYERS = ("Anna", "Bert", "Claus")
 TIMEOUT = 10.0  # seconds: any one request
@@ -76,6 +81,7 @@ UP_WITHIN = 30.0  # seconds: the server answers again after a kill, or the run f
 # Writes answered between a start and the next kill (or the end): a random moment, however
 # fast this machine is.
 ANSWERS = (1, 12)
+NOT_SQLITE = "not SQLite's (PostgreSQL checks its own)"  # the integrity check's finding
 # Seconds into a write under way when the kill comes: before, during or after its
 # transaction (a write takes 50 to 150 ms here), or after its answer.
 KILL_WITHIN = 0.15
@@ -424,8 +430,8 @@ class Server:
     """`templari-companion` on 127.0.0.1, started again on the same data directory after
     each kill; what it writes to stderr goes to server.log beside its database."""
 
-    def __init__(self, data_dir: Path):
-        self.data_dir, self.process = data_dir, None
+    def __init__(self, data_dir: Path, url: str | None = None):
+        self.data_dir, self.process, self.url = data_dir, None, url
         self.database = data_dir / "companion.sqlite3"
         with closing(socket.socket()) as probe:
             probe.bind((HOST, 0))
@@ -436,7 +442,8 @@ class Server:
         with open(self.data_dir / "server.log", "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "companion.cli", "--host", HOST, "--port",
-                 str(self.port), "--data-dir", str(self.data_dir)],
+                 str(self.port), *(["--database", self.url] if self.url else
+                                   ["--data-dir", str(self.data_dir)])],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
         since = time.monotonic()
         while time.monotonic() - since < UP_WITHIN:
@@ -486,7 +493,8 @@ class Result:
             (f"{tally.doubled} actions applied twice", tally.doubled),
             (f"{tally.differing} stored logs differ from what their client was told",
              tally.differing),
-            (f"PRAGMA integrity_check: {self.integrity}", self.integrity != "ok"),
+            (f"PRAGMA integrity_check: {self.integrity}",
+             self.integrity not in ("ok", NOT_SQLITE)),
             (f"{self.exported} games exported of {self.stored} stored",
              self.exported != self.stored),
             *[(f"an export does not replay: {why}", True) for why in self.unreplayable],
@@ -494,12 +502,12 @@ class Result:
         ] if failed]
 
 
-def run(kills: int, clients: int, data_dir, answers=ANSWERS) -> Result:
+def run(kills: int, clients: int, data_dir, answers=ANSWERS, url=None) -> Result:
     """Play while killing the server `kills` times, each after a count of writes answered
-    between `answers`; the figures and the checks' findings. The server is stopped at the
-    end whatever happens."""
+    between `answers`; the figures and the checks' findings. The server (on the data
+    directory, or the PostgreSQL `url`) is stopped at the end whatever happens."""
     began, rng = time.monotonic(), random.Random()
-    server, traffic = Server(Path(data_dir)), Traffic(clients)
+    server, traffic = Server(Path(data_dir), url), Traffic(clients)
     players = [Client(server.port, traffic, rng.random()) for _ in range(clients)]
     try:
         server.start()
@@ -516,7 +524,7 @@ def run(kills: int, clients: int, data_dir, answers=ANSWERS) -> Result:
     finally:
         traffic.stopping.set()
         server.stop()
-    integrity, stored = _stored(server.database)
+    integrity, stored = _stored(server)
     for player in players:
         player.check(stored)
     return Result(kills, clients, restarts, time.monotonic() - began,
@@ -546,16 +554,25 @@ def _exports(port: int) -> dict[str, str]:
                           "the export").body for token in tokens}
 
 
-def _stored(database: Path) -> tuple[str, dict]:
-    """The database's integrity check, and each game's (version, events) as stored."""
-    with closing(sqlite3.connect(database)) as db:
-        integrity = "; ".join(row[0] for row in db.execute("PRAGMA integrity_check"))
-        stored = {token: (version, []) for token, version
-                  in db.execute("SELECT token, version FROM games")}
-        for token, data in db.execute("SELECT token, data FROM events JOIN games "
-                                      "ON games.id = game_id ORDER BY game_id, seq"):
-            stored[token][1].append(json.loads(data))
-    return integrity, stored
+def _stored(server: Server) -> tuple[str, dict]:
+    """The database's integrity check (SQLite's), and each game's (version, events) as
+    stored."""
+    if server.url:
+        import psycopg
+        with psycopg.connect(server.url) as db:
+            return NOT_SQLITE, _logs(db)
+    with closing(sqlite3.connect(server.database)) as db:
+        return "; ".join(row[0] for row in db.execute("PRAGMA integrity_check")), _logs(db)
+
+
+def _logs(db) -> dict:
+    """Each game's (version, events) as `db` (a connection) holds them."""
+    stored = {token: (version, []) for token, version
+              in db.execute("SELECT token, version FROM games")}
+    for token, data in db.execute("SELECT token, data FROM events JOIN games "
+                                  "ON games.id = game_id ORDER BY game_id, seq"):
+        stored[token][1].append(json.loads(data))
+    return stored
 
 
 def _unreplayable(exports: dict[str, str]) -> list[str]:
@@ -573,7 +590,8 @@ def report(result: Result):
     """The lines of figures printed."""
     tally, restarts = result.tally, result.restarts
     yield (f"{result.kills} kills (SIGKILL, each within {KILL_WITHIN * 1000:.0f} ms of a "
-           f"write being sent), each followed by a restart on the same data directory, "
+           f"write being sent), each followed by a restart on the same "
+           f"{'PostgreSQL database' if result.integrity == NOT_SQLITE else 'data directory'}, "
            f"while {result.clients} clients recorded through the table's forms")
     yield (f"actions acknowledged: {tally.acknowledged}, refused by the rules: "
            f"{tally.refused}, in {result.games} games")
@@ -597,9 +615,12 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--postgresql", action="store_true",
+                        help="the games in a PostgreSQL of the benchmark's own")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as data_dir:
-        result = run(args.kills, args.clients, data_dir)
+    with tempfile.TemporaryDirectory() as data_dir, \
+            (postgresql() if args.postgresql else nullcontext()) as url:
+        result = run(args.kills, args.clients, data_dir, url=url)
     print("\n".join(report(result)))
     failures = result.failures()
     if failures:

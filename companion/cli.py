@@ -33,6 +33,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--proxy", metavar="ADDRESS",
                         help="the address of a reverse proxy in front of this server: its "
                              "X-Forwarded-For and X-Forwarded-Proto are believed, from it only")
+    parser.add_argument("--hosted", action="store_true",
+                        help="a server on the internet, not on a table: no device is the "
+                             "server's own (loopback included); any device may start games "
+                             "(a few an hour from one address), each hosted by the device "
+                             "that started it")
+    parser.add_argument("--keep-days", type=_days, default=30, metavar="DAYS",
+                        help="with --hosted: days a game is kept after its last change "
+                             "(30 by default); its record can be exported until then")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
                         help="a name or address phones may use to reach this server, e.g. "
                              "mylaptop.local (may be given more than once: the first is the "
@@ -63,7 +71,8 @@ def _serve(args) -> int:
 
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
-              database=args.database, proxy=args.proxy)
+              database=args.database, proxy=args.proxy, hosted=args.hosted,
+              keep_days=args.keep_days)
     except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1
@@ -94,6 +103,11 @@ def _whole(text: str, low: int, high: int) -> int:
 def _port(text: str) -> int:
     """A port number: 0 (any free one) to 65535."""
     return _whole(text, 0, 65535)
+
+
+def _days(text: str) -> int:
+    """A number of days: 1 to 3,650."""
+    return _whole(text, 1, 3650)
 
 
 def _count(text: str) -> int:

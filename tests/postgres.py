@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-TABLES = "games, events, journal, grants, seats, meta"
+TABLES = "games, events, journal, grants, hosts, seats, meta"
 
 
 def binaries() -> Path | None:

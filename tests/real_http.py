@@ -17,7 +17,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
-LOCAL = re.compile(r"On this device, the host, open (http://127\.0\.0\.1:\d+)")
+# Where the server says this device opens it (a hosted server: where it serves).
+LOCAL = re.compile(r"(?:On this device, the host, open|Serving on) (http://127\.0\.0\.1:\d+)")
 READY = "Press Ctrl+C to stop the server."  # the start-up text's last line
 WAIT = 60  # seconds a server may take to start on a loaded machine
 
@@ -42,12 +43,14 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 
 class RealClient:
-    """One browser's requests to `base` (http://127.0.0.1:PORT), cookies kept."""
+    """One browser's requests to `base` (http://127.0.0.1:PORT), cookies kept (in `jar`,
+    if given: another client's, the same browser on another server of the same name)."""
 
-    def __init__(self, base: str, timeout: float = 30, headers=None):
+    def __init__(self, base: str, timeout: float = 30, headers=None, jar=None):
         self.base, self.timeout, self.headers = base.rstrip("/"), timeout, dict(headers or {})
+        self.jar = http.cookiejar.CookieJar() if jar is None else jar
         self._opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), _NoRedirects())
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirects())
 
     def get(self, path: str, headers=None) -> Answer:
         return self.open("GET", path, None, headers)

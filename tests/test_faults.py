@@ -1,15 +1,16 @@
 """The short version of bench/faults.py: the real server killed 3 times while 2 tables
 record through its forms (a few of their writes answered between two kills), started
-again on the same data directory each time."""
+again on the same data directory, or the same PostgreSQL database, each time."""
 from bench import faults
 
 
-def test_a_killed_server_loses_nothing_acknowledged_and_applies_nothing_twice(tmp_path):
-    result = faults.run(kills=3, clients=2, data_dir=tmp_path, answers=(1, 4))
+def test_a_killed_server_loses_nothing_acknowledged_and_applies_nothing_twice(tmp_path,
+                                                                              database):
+    result = faults.run(kills=3, clients=2, data_dir=tmp_path, answers=(1, 4), url=database)
     tally = result.tally
     assert result.kills == len(result.restarts) == 3
     assert tally.acknowledged > 0 and result.games > 0
     assert (tally.lost, tally.doubled, tally.differing) == (0, 0, 0)
-    assert result.integrity == "ok"
+    assert result.integrity == ("ok" if database is None else faults.NOT_SQLITE)
     assert result.exported == result.stored >= result.games and not result.unreplayable
     assert result.failures() == []

@@ -1,6 +1,8 @@
 """The games in PostgreSQL (issue 30): several server processes, or machines, share one
 database. Every store and web test also runs on it (tests/postgres.py's `database`);
 these are what only a shared database shows."""
+import os
+import signal
 import sys
 import threading
 
@@ -121,3 +123,36 @@ def test_the_check_says_whether_the_database_can_be_used_and_changes_nothing(url
     said = report("127.0.0.1", 0, "unused", (), "postgresql://someone:secret@127.0.0.1:1/x")
     assert "- The server will not start: the database postgresql://someone:***@127.0.0.1:1/x " \
            "cannot be used (" in said and "secret" not in said
+
+
+def test_two_hosted_servers_share_the_games_and_their_hosts(tmp_path, url):
+    """`--hosted` twice on one PostgreSQL, as two machines behind a load balancer would run
+    it: the device that started a game hosts it through either, another device is refused
+    in words, a change through one shows through the other, and a server killed outright
+    (SIGKILL) loses nothing it acknowledged: the table carries on through the other."""
+    command = [sys.executable, "-m", "companion.cli", "--hosted", "--database", url,
+               "--host", "127.0.0.1", "--port", "0"]
+    (first, first_url, said), (second, second_url, _) = (
+        started(command, cwd=tmp_path) for _ in range(2))
+    try:
+        assert "Any device that opens" in "".join(said)
+        maker = RealClient(first_url)
+        token = new_game(maker)
+        maker_there = RealClient(second_url, jar=maker.jar)  # the same browser, other server
+        play(maker_there, token, GAME[:2])
+        assert all(words in text(maker.get(f"/g/{token}")) for words in FIRST_SALE)
+        stranger = RealClient(second_url)
+        refused = stranger.get(f"/g/{token}/settings")
+        assert refused.status_code == 403
+        assert "Only the host's device can do this." in text(refused)
+        play(maker, token, GAME[2:4])  # a side sale and a reveal, each answered 303
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(30)
+        page = text(maker_there.get(f"/g/{token}"))
+        assert "Round 2: the auction" in page and "Bert ♦ 0 red" in page  # he bought it
+        play(maker_there, token, GAME[4:6])
+        assert "Bert pays 4" in text(maker_there.get(f"/g/{token}"))
+    finally:
+        for process in (first, second):
+            if process.poll() is None:
+                assert "Traceback" not in stop(process)

@@ -76,7 +76,8 @@ def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_addre
     assert f"To host from another device, open http://192.168.1.5:{port}/host/" in out
     assert options["create_app"] == {"addresses": [(f"http://192.168.1.5:{port}", "Wi-Fi"),
                                                    (f"http://10.8.0.2:{port}", "VPN")],
-                                     "names": [], "database": None, "proxy": None}
+                                     "names": [], "database": None, "proxy": None,
+                                     "hosted": False, "keep_days": 30}
 
 
 def test_the_default_port_is_free_on_stock_laptops():

@@ -69,12 +69,13 @@ class CheckedClient(FlaskClient):
         return response
 
 
-def make_app(data_dir, lan_url=None, others=(), database=None):
+def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False):
     """create_app with the checked client and a list of the exceptions it raised; phones
     are shown `lan_url`, if given, and the host is offered `others` ((url, label) each);
-    the games are kept in the data directory, or the PostgreSQL `database`."""
+    the games are kept in the data directory, or the PostgreSQL `database`; `hosted`: a
+    hosted server's app (--hosted)."""
     app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others],
-                     database=database)
+                     database=database, hosted=hosted)
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
     app.extensions[PACE] = Buckets(float("inf"), float("inf"))

@@ -45,22 +45,28 @@ class CannotListen(Exception):
 
 
 def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1,
-          database: str | None = None, proxy: str | None = None) -> None:
+          database: str | None = None, proxy: str | None = None, hosted: bool = False,
+          keep_days: int = 30) -> None:
     """Listen, print where to connect (with a QR code), then serve until stopped, in
     `processes` server processes sharing the games (in the data directory, or the
     PostgreSQL `database`) and the listening sockets, behind the reverse proxy at the
-    address `proxy` if given. `port` None: the default port, or the next free one."""
+    address `proxy` if given; `hosted`: a server on the internet, with no owner (see
+    guards.roles), keeping a game `keep_days` days after its last change. `port` None: the
+    default port, or the next free one."""
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
     try:
         bound = sockets[0].getsockname()[1]
         offered = offers(host, bound, names)
         make = partial(create_app, data_dir, addresses=offered, names=list(names),
-                       database=database, proxy=proxy)
+                       database=database, proxy=proxy, hosted=hosted, keep_days=keep_days)
         app = make()
-        tell(host, bound, shown(database) if database else data_dir, offered,
-             app.config["HOST_KEY"],
-             moved=port is None and bound != DEFAULT_PORT)
+        kept_in = shown(database) if database else data_dir
+        if hosted:
+            tell_hosted(host, bound, kept_in, names, keep_days)
+        else:
+            tell(host, bound, kept_in, offered, app.config["HOST_KEY"],
+                 moved=port is None and bound != DEFAULT_PORT)
         if processes == 1:
             waitress_serve(app, sockets=sockets, **waitress_options(app))
             return
@@ -188,6 +194,16 @@ def tell(host, port, kept_in, offered, host_key, moved=False) -> None:
     else:
         print("No network address was found: phones cannot reach this server yet (join a "
               "Wi-Fi network or share this device's hotspot, then start the server again).")
+    print("Press Ctrl+C to stop the server.", flush=True)
+
+
+def tell_hosted(host, port, kept_in, names, keep_days) -> None:
+    """Say what a hosted server serves: where, and that any device starts games."""
+    print(f"Templari Companion, hosted: games are kept in {kept_in}")
+    where = f"https://{names[0]}" if names else local_url(host, port)
+    print(f"Serving on {local_url(host, port)}. Any device that opens {where} may start "
+          "games; each game is hosted by the device that started it (no device is the "
+          f"server's own). A game no one changes for {keep_days} days is removed.")
     print("Press Ctrl+C to stop the server.", flush=True)
 
 

@@ -171,11 +171,11 @@ def _parsed(index: int, raw):
         raise
 
 
-def create(store: SQLStore, record: dict, options: Options) -> str:
-    """Check a whole record (new or imported) and store it as a new game; a record with
-    live bids or drop-outs is played on in live auction mode. Its events are signed as
-    imported; a record longer than one game may hold is refused before its events are
-    checked."""
+def create(store: SQLStore, record: dict, options: Options, host: str | None = None) -> str:
+    """Check a whole record (new or imported) and store it as a new game, hosted by the
+    device `host` if given (a hosted server's device token); a record with live bids or
+    drop-outs is played on in live auction mode. Its events are signed as imported; a
+    record longer than one game may hold is refused before its events are checked."""
     load_setup(record)  # its shape first: the events are a list
     if len(record["events"]) > MAX_EVENTS:
         raise Refusal("record", "the record holds {count} actions, and one game may hold at "
@@ -187,7 +187,8 @@ def create(store: SQLStore, record: dict, options: Options) -> str:
     header = {key: value for key, value in record.items() if key != "events"}
     now = time.time()
     events = record["events"] + [dump_event(event) for event in result]
-    return store.create_game(header, asdict(options), [(event, "import", now) for event in events])
+    return store.create_game(header, asdict(options), [(event, "import", now) for event in events],
+                             host)
 
 
 def auction_running(game: Game) -> bool:

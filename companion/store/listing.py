@@ -9,13 +9,13 @@ from . import games
 from .sql import SQLStore, StorageFault
 
 
-def listed(store: SQLStore, offset: int, limit: int) -> list[dict]:
-    """The summaries of up to `limit` games after the first `offset`, newest first, as the
-    list shows them; those missing or out of date are worked out again and kept (if the
+def listed(store: SQLStore, offset: int, limit: int, host: str | None = None) -> list[dict]:
+    """The summaries of up to `limit` games after the first `offset` (of those the device
+    `host` hosts, if given), newest first, as the list shows them; those missing or out of date are worked out again and kept (if the
     disk refuses, they are shown all the same, and worked out again next time). A game
     whose log no longer replays is shown with why, read again each time (never kept)."""
     shown, worked_out = [], []
-    for token, summary in store.summaries(offset, limit):
+    for token, summary in store.summaries(offset, limit, host):
         if not isinstance(summary, dict):  # none, out of date, or not JSON (edited by hand)
             stored = store.game(token)
             if stored is None:  # removed since

@@ -138,8 +138,9 @@ class SQLStore:
             if changed:
                 db.execute("UPDATE games SET stamp = stamp + 1")
 
-    def create_game(self, header: dict, options: dict, entries=()) -> str:
-        """Store a new game and return its unguessable token; `entries` as for write_events."""
+    def create_game(self, header: dict, options: dict, entries=(), host: str | None = None) -> str:
+        """Store a new game and return its unguessable token; `entries` as for write_events;
+        the device `host` (a device token, on a hosted server) hosts it from the start."""
         token = secrets.token_urlsafe(16)
         with self._write() as db:
             game_id = db.execute(
@@ -148,7 +149,57 @@ class SQLStore:
                 (token, json.dumps(header), json.dumps(options), time.time(),
                  free_code(db))).fetchone()[0]
             self._insert_events(db, game_id, 0, entries)
+            if host is not None:
+                self._add_host(db, game_id, host, "")
         return token
+
+    def hosts(self, token: str, device: str) -> bool:
+        """Whether the device `device` (its device token) hosts the game `token`."""
+        with self._connect() as db:
+            return db.execute("SELECT 1 FROM hosts JOIN games ON games.id = hosts.game_id "
+                              "WHERE games.token = ? AND hosts.device = ?",
+                              (token, device)).fetchone() is not None
+
+    def game_hosts(self, token: str, device: str) -> list[Grant]:
+        """The devices hosting the game `token` but `device`, in the order they came (the
+        one that started it has the label "")."""
+        with self._connect() as db:
+            return [Grant(*row) for row in db.execute(
+                "SELECT hosts.id, label, hosts.created FROM hosts JOIN games ON games.id = "
+                "hosts.game_id WHERE games.token = ? AND device != ? ORDER BY hosts.id",
+                (token, device))]
+
+    def add_host(self, token: str, device: str, label: str) -> None:
+        """The device `device` hosts the game `token` too (once, whatever it asks)."""
+        with self._write() as db:
+            self._add_host(db, self._game_id(db, token), device, label)
+
+    @staticmethod
+    def _add_host(db, game_id: int, device: str, label: str) -> None:
+        db.execute("INSERT INTO hosts (game_id, device, label, created) VALUES (?, ?, ?, ?) "
+                   "ON CONFLICT DO NOTHING", (game_id, device, label, time.time()))
+
+    def revoke_host(self, token: str, host_id: int, device: str) -> None:
+        """The host `host_id` of the game `token` hosts it no more (unless it is `device`,
+        the one asking), and the game's host link changes."""
+        with self._write() as db:
+            game_id = self._game_id(db, token)
+            db.execute("DELETE FROM hosts WHERE id = ? AND game_id = ? AND device != ?",
+                       (host_id, game_id, device))
+            db.execute("UPDATE games SET host_key = NULL WHERE id = ?", (game_id,))
+
+    def host_key(self, token: str) -> str:
+        """The key of the game's host link, made on first asking (and after a revocation)."""
+        with self._connect() as db:
+            row = db.execute("SELECT host_key FROM games WHERE token = ?", (token,)).fetchone()
+        if row and row[0]:
+            return row[0]
+        with self._write() as db:
+            game_id = self._game_id(db, token)
+            db.execute("UPDATE games SET host_key = ? WHERE id = ? AND host_key IS NULL",
+                       (secrets.token_urlsafe(18), game_id))
+            return db.execute("SELECT host_key FROM games WHERE id = ?",
+                              (game_id,)).fetchone()[0]
 
     def token_of_code(self, code: str) -> str | None:
         """The token of the game with that short code, or None."""
@@ -221,12 +272,27 @@ class SQLStore:
             self._note(db, game_id, journal)
 
     def remove_game(self, token: str) -> None:
-        """Delete a game with its events, seats and journal."""
+        """Delete a game with its events, seats, journal and hosts."""
         with self._write() as db:
-            game_id = self._game_id(db, token)
-            for table in ("events", "seats", "journal"):
-                db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
-            db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            self._remove(db, self._game_id(db, token))
+
+    def remove_idle(self, before: float) -> int:
+        """Delete every game last changed before the time `before` (started, an event or a
+        settings change), with all it holds: how many."""
+        with self._write() as db:
+            idle = [game_id for (game_id,) in db.execute(
+                "SELECT id FROM games WHERE created < ? AND NOT EXISTS (SELECT 1 FROM events "
+                "WHERE game_id = games.id AND at >= ?) AND NOT EXISTS (SELECT 1 FROM journal "
+                "WHERE game_id = games.id AND at >= ?)", (before, before, before)).fetchall()]
+            for game_id in idle:
+                self._remove(db, game_id)
+        return len(idle)
+
+    @staticmethod
+    def _remove(db, game_id: int) -> None:
+        for table in ("events", "seats", "journal", "hosts"):
+            db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        db.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     def grant(self, label: str) -> str:
         """Give a device host rights: its own random token, revocable."""
@@ -268,20 +334,24 @@ class SQLStore:
             db.execute("DELETE FROM seats WHERE game_id = ? AND seat = ?",
                        (self._game_id(db, token), seat))
 
-    def game_count(self) -> int:
-        """How many games the server holds."""
+    def game_count(self, host: str | None = None) -> int:
+        """How many games the server holds (those the device `host` hosts, if given)."""
+        where, values = _hosted_by(host)
         with self._connect() as db:
-            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            return db.execute(f"SELECT COUNT(*) FROM games{where}", values).fetchone()[0]
 
-    def summaries(self, offset: int, limit: int) -> list[tuple[str, dict | None]]:
-        """Up to `limit` games after the first `offset`, newest first: each one's token and
-        the summary kept with it (see keep_summaries), None if it has none or the game
-        has changed since (its stamp moved)."""
+    def summaries(self, offset: int, limit: int,
+                  host: str | None = None) -> list[tuple[str, dict | None]]:
+        """Up to `limit` games after the first `offset` (of those the device `host` hosts, if
+        given), newest first: each one's token and the summary kept with it (see
+        keep_summaries), None if it has none or the game has changed since (its stamp
+        moved)."""
+        where, values = _hosted_by(host)
         with self._connect() as db:
             return [(token, None if summary is None else loads(summary)) for token, summary in
                     db.execute("SELECT token, CASE WHEN summary_stamp = stamp THEN summary END "
-                               "FROM games ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
-                               (limit, offset))]
+                               f"FROM games{where} ORDER BY created DESC, id DESC LIMIT ? "
+                               "OFFSET ?", (*values, limit, offset))]
 
     def keep_summaries(self, summaries) -> None:
         """Keep with each game what the list shows of it: (token, the stamp it was worked
@@ -343,6 +413,14 @@ class SQLStore:
         at, by, entry = journal
         db.execute("INSERT INTO journal (game_id, at, by, entry) VALUES (?, ?, ?, ?)",
                    (game_id, at, by, json.dumps(entry)))
+
+
+def _hosted_by(host: str | None) -> tuple[str, tuple]:
+    """The WHERE clause and its values that keep the games the device `host` hosts (all
+    games for None)."""
+    if host is None:
+        return "", ()
+    return " WHERE id IN (SELECT game_id FROM hosts WHERE device = ?)", (host,)
 
 
 def loads(text):

@@ -50,6 +50,15 @@ CREATE TABLE IF NOT EXISTS grants (
     label TEXT NOT NULL,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS hosts (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    device TEXT NOT NULL,
+    label TEXT NOT NULL,
+    created REAL NOT NULL,
+    UNIQUE (game_id, device)
+);
+CREATE INDEX IF NOT EXISTS hosts_by_device ON hosts(device, game_id);
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seat INTEGER NOT NULL,
@@ -77,7 +86,7 @@ _STAMP_TRIGGERS = tuple(
         ("game_changed", "UPDATE OF header, options, version, moves, code ON games", "NEW.id")))
 # Columns added since the first data directories: added on start when missing.
 _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
-                            "summary TEXT", "summary_stamp INTEGER"),
+                            "summary TEXT", "summary_stamp INTEGER", "host_key TEXT"),
                   "events": ("by TEXT", "at REAL")}
 DATABASE = "companion.sqlite3"
 BUSY_TIMEOUT = 30  # seconds a connection waits for another one's write

@@ -19,7 +19,7 @@ from .guards import pace, roles, security
 from .guards import proxy as proxy_guard
 from .polls import QuietPolls
 from .render import compress, drawn, i18n, rendered
-from .screens import display, host, phones, player, rulebook, settings, table
+from .screens import display, host, hosting, phones, player, rulebook, settings, table
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
 # The rules' numbers the templates show or enforce (R1, R2).
@@ -27,9 +27,12 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
               max_name_length=MAX_NAME_LENGTH, max_family_length=MAX_FAMILY_LENGTH)
 
 
-def create_app(data_dir, addresses=(), names=(), database=None, proxy=None) -> Flask:
+def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
+               hosted=False, keep_days=30) -> Flask:
     """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
-    behind the reverse proxy at the address `proxy`, if given.
+    behind the reverse proxy at the address `proxy`, if given; `hosted`: a server on the
+    internet (no owner, any device starts games: guards.roles), which removes the games
+    no one changed for `keep_days` days.
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
     what it is: (url, label) (the first is in the QR code until the host picks another);
@@ -46,6 +49,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None) -> F
         SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=1024 * 1024,
         STORE=store,
+        HOSTED=hosted,
+        KEEP_DAYS=keep_days,
         GAMES=GameCache(store),
         HOST_KEY=store.secret("host_key"),
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
@@ -65,9 +70,13 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None) -> F
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint, phones.blueprint):
         app.register_blueprint(blueprint)
+    if hosted:  # a server on a table has no host link of a game: its owner's serves all
+        app.register_blueprint(hosting.blueprint)
     _error_pages(app)
     proxy_guard.init(app, proxy)
     app.wsgi_app = QuietPolls(app)
+    if hosted:
+        host.sweep(app)
     return app
 
 

@@ -105,3 +105,17 @@ class _Reader:
     def optional_card(self, field: str) -> Card | None:
         value = self.form.get(field, "")
         return self.card(value) if value else None
+
+
+MAX_LABEL_LENGTH = 40  # a host device's name, as the lists of host devices show it
+
+
+def device_label(form) -> str:
+    """The name a device gave itself on the form making it a host (spaces tidied, cut to
+    MAX_LABEL_LENGTH); "" if none."""
+    return " ".join((form.get("label") or "").split())[:MAX_LABEL_LENGTH]
+
+
+def platform_label(user_agent) -> str:
+    """A device's name to offer on that form: its platform, as its browser tells."""
+    return (user_agent.platform or "")[:MAX_LABEL_LENGTH]

@@ -9,8 +9,13 @@ a Host (the server's own device, the owner), or a grant the owner gave this devi
 (its own random token, revocable; never the host key itself). Only the owner shows
 the host link, renews it and revokes grants, so that a granted device can neither
 keep the key nor lock the owner's other devices out.
+
+A hosted server (--hosted, on the internet) has no owner: a loopback peer is a device like
+any other, any device may start a game, and the device that started one hosts that game
+alone (its device token, kept in its session, is stored with the game).
 """
 import ipaddress
+import secrets
 import socket
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,17 +28,20 @@ from companion.rules.phrase import N_, Phrase
 from companion.web.pages import game_or_404, store
 from .buckets import own_device
 
-OWNER, HOST, RECORDER, SEATED, ANYONE = "owner", "host", "recorder", "seated", "anyone"
+OWNER, HOST, CREATOR, RECORDER, SEATED, ANYONE = (
+    "owner", "host", "creator", "recorder", "seated", "anyone")
 
 # Who may use each route. OWNER: the server's own device alone. HOST: the host's
-# devices (the owner and the devices it granted). RECORDER: the host's devices, and
+# devices (the owner and the devices it granted; on a hosted server, the devices that host
+# the route's game). CREATOR: the host's devices; any device on a hosted server (limited by
+# address where a game is made). RECORDER: the host's devices, and
 # seated phones while the game lets players record from their phones. SEATED: a phone
 # holding a seat (its own bids and drop-outs). A route missing here is the host's alone.
 ROUTES = {
     "static": ANYONE, "assets.htmx": ANYONE, "i18n.switch": ANYONE,
     "host.home": ANYONE, "host.enter_code": ANYONE,
     "host.host_link": ANYONE, "host.grant": ANYONE,  # the host link's key is checked there
-    "host.new_game": HOST, "host.import_game": HOST, "host.revoke": OWNER, "host.renew": OWNER,
+    "host.new_game": CREATOR, "host.import_game": CREATOR, "host.revoke": OWNER, "host.renew": OWNER,
     "table.table": ANYONE, "table.live": ANYONE, "table.history": ANYONE,
     "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
@@ -43,6 +51,8 @@ ROUTES = {
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
     "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
     "phones.show": HOST,
+    "hosting.link": ANYONE, "hosting.grant": ANYONE,  # the key of the game's host link: checked there
+    "hosting.revoke": HOST,
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,
@@ -91,6 +101,8 @@ def _check_request() -> None:
     if rule == OWNER and not is_owner():
         abort(403, ONLY_OWNER)
     if rule == HOST and not is_host():
+        abort(403, ONLY_HOST)
+    if rule == CREATOR and not (hosted() or is_host()):
         abort(403, ONLY_HOST)
     if rule in (RECORDER, SEATED):
         game = game_or_404(request.view_args["token"])
@@ -146,7 +158,8 @@ def why_not_touch(game, event) -> Phrase | None:
 def device(game) -> Device:
     """This request's device in `game`: host (and which grant), its seat."""
     grant = _grant()
-    return Device(host=is_owner() or grant is not None, seat=seat_of(game), grant=grant)
+    return Device(host=is_owner() or grant is not None or hosts_game(game.token),
+                  seat=seat_of(game), grant=grant)
 
 
 def seat_of(game) -> int | None:
@@ -159,14 +172,46 @@ def seat_of(game) -> int | None:
 
 
 def is_host() -> bool:
-    """The server's own device, or one the host granted host rights."""
-    return is_owner() or _grant() is not None
+    """The server's own device, one the host granted host rights, or (on a hosted server)
+    a host of the game the request names."""
+    return is_owner() or _grant() is not None or hosts_game(
+        (request.view_args or {}).get("token"))
 
 
 def is_owner() -> bool:
     """The server's own device, the owner: a loopback peer (the Host header was checked
-    first)."""
-    return own_device(request.remote_addr or "")
+    first); nobody on a hosted server."""
+    return not hosted() and own_device(request.remote_addr or "")
+
+
+def hosted() -> bool:
+    """Whether this is a hosted server (--hosted): no owner, every device may start games."""
+    return current_app.config["HOSTED"]
+
+
+def hosts_game(token) -> bool:
+    """Whether this device hosts the game `token` on a hosted server (it started it)."""
+    mine = own_device_token()
+    if mine is None or not isinstance(token, str) or g.get("store_down"):
+        return False
+    hosting = g.setdefault("hosting", {})
+    if token not in hosting:
+        hosting[token] = store().hosts(token, mine)
+    return hosting[token]
+
+
+def own_device_token() -> str | None:
+    """On a hosted server, the token this device's games are stored with, if it has one."""
+    mine = session.get("device") if hosted() else None
+    return mine if isinstance(mine, str) else None
+
+
+def device_token() -> str:
+    """This device's token on a hosted server, given it now if it has none."""
+    if own_device_token() is None:
+        session["device"] = secrets.token_urlsafe(18)
+        session.permanent = True
+    return session["device"]
 
 
 def is_granted() -> bool:
@@ -175,10 +220,12 @@ def is_granted() -> bool:
 
 
 def _grant() -> int | None:
-    """The id of this device's host grant, if it has one the host has not revoked."""
+    """The id of this device's host grant, if it has one the host has not revoked (none on
+    a hosted server: it has no host link)."""
     if "grant" not in g:
         token = session.get("grant")
-        g.grant = store().granted(token) if isinstance(token, str) else None
+        g.grant = store().granted(token) if isinstance(token, str) and not (
+            hosted() or g.get("store_down")) else None
     return g.grant
 
 

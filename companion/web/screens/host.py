@@ -1,5 +1,6 @@
 """The host's device: the list of games, a new game, importing a record, the devices
-granted host rights; and for every other device, the welcome page with its game code."""
+granted host rights; and for every other device, the welcome page with its game code. On a
+hosted server every device is a host's of the games it starts: its list shows those."""
 import secrets
 import threading
 import time
@@ -15,8 +16,9 @@ from companion.rules.refusal import Refusal
 from companion.rules.setup import check_families, check_players, clean_family
 from companion.store import games, listing
 from companion.store.sql import CODE_ALPHABET, CODE_LENGTH, game_code
-from companion.web.forms import whole
-from companion.web.guards.roles import is_granted, is_host, is_owner, make_host
+from companion.web.forms import device_label, platform_label, whole
+from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
+                                        make_host, own_device_token)
 from companion.web.guards.throttle import Throttle
 from companion.web.pages import store
 from companion.web.render.history import clock
@@ -28,13 +30,14 @@ blueprint = Blueprint("host", __name__)
 CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
 WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
 EVERYONE = ""  # the server's count of wrong codes, whatever the address
-MAX_LABEL_LENGTH = 40
 GAMES_PER_PAGE = 20  # of the host's list
+GAMES_PER_HOUR = 20  # games one address may start on a hosted server
+SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
 
 
 @blueprint.get("/")
 def home():
-    if not is_host():
+    if not (hosted() or is_host()):
         return render_template("welcome.html")
     return _home()
 
@@ -84,8 +87,8 @@ class CodeTries:
                 return refusal, None
             token = store().token_of_code(code)
             if token is None:
-                self.devices.failed(device)
-                self.server.failed(EVERYONE)
+                self.devices.count(device)
+                self.server.count(EVERYONE)
             return None, token
 
     def refusal(self, device: str) -> Phrase | None:
@@ -122,7 +125,7 @@ def host_link(key):
         return redirect(url_for("host.home"))
     _check_key(key)
     return render_template("grant.html", key=key,
-                           label=(request.user_agent.platform or "")[:MAX_LABEL_LENGTH])
+                           label=platform_label(request.user_agent))
 
 
 @blueprint.post("/host/<key>")
@@ -131,13 +134,13 @@ def grant(key):
     device that is a host already gets no other."""
     if not is_host():
         _check_key(key)
-        label = " ".join((request.form.get("label") or "").split())[:MAX_LABEL_LENGTH]
-        make_host(label or gettext("another device"))
+        make_host(device_label(request.form) or gettext("another device"))
     return redirect(url_for("host.home"), 303)
 
 
 def _check_key(key: str) -> None:
-    if not secrets.compare_digest(key.encode(), store().secret("host_key").encode()):
+    """404 unless `key` is the host link's; a hosted server has no host link."""
+    if hosted() or not secrets.compare_digest(key.encode(), store().secret("host_key").encode()):
         abort(404)
 
 
@@ -216,22 +219,52 @@ def _options(form) -> games.Options:
 
 
 def _create(record, options, form):
+    """A new game from `record`; on a hosted server, hosted by this device, at most
+    GAMES_PER_HOUR from one address."""
+    if hosted():
+        wait = _starts().blocked(request.remote_addr or "")
+        if wait:
+            return _home(form, Phrase(N_(
+                "This network has started {count} games within the hour: start another in "
+                "{minutes} minutes, or go on with one of yours."), count=GAMES_PER_HOUR,
+                minutes=-(-wait // 60))), 429
+        sweep(current_app)
     try:
-        token = games.create(store(), record, options)
+        token = games.create(store(), record, options, device_token() if hosted() else None)
     except Refusal as refusal:
         return _home(form, games.located(refusal)), 422
+    if hosted():
+        _starts().count(request.remote_addr or "")
     return redirect(url_for("table.table", token=token), 303)
+
+
+def sweep(app) -> None:
+    """On a hosted server, at start and then at most once an hour in each process, as games
+    are started: the games no one has changed for KEEP_DAYS days are removed (their
+    records could be exported until then)."""
+    now = time.time()
+    if now < app.extensions.get("swept", 0) + SWEEP_EVERY:
+        return
+    app.extensions["swept"] = now
+    app.config["STORE"].remove_idle(now - app.config["KEEP_DAYS"] * 86400)
+
+
+def _starts() -> Throttle:
+    """The games each address started within the hour (in each process of the server)."""
+    return current_app.extensions.setdefault("game_starts", Throttle(GAMES_PER_HOUR, 3600))
 
 
 def _home(form=None, error=None):
     """The host's page: a page of the games (one whose log no longer replays, marked so),
     the forms, whether typing codes is closed for too many wrong ones; on the server's own
     device, the host link and the devices granted host rights."""
-    count = store().game_count()
-    return render_template("home.html", listed=_listed(count), form=form, error=error,
+    mine = _list_of()
+    count = store().game_count(mine)
+    return render_template("home.html", listed=_listed(count, mine), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            lan_url=phone_url(), first_game=not count,
-                           codes_closed=_code_tries().closed(), **_owners_part())
+                           codes_closed=_code_tries().closed(), hosted=hosted(),
+                           **_owners_part())
 
 
 def _owners_part() -> dict:
@@ -242,10 +275,16 @@ def _owners_part() -> dict:
     return {"host_key": store().secret("host_key"), "grants": store().grants()}
 
 
-def _listed(count: int) -> Paged:
+def _list_of() -> str | None:
+    """Whose games the list shows: every game (None), or on a hosted server those this
+    device hosts (its device token; "" for a device that has started none)."""
+    return (own_device_token() or "") if hosted() else None
+
+
+def _listed(count: int, mine: str | None) -> Paged:
     """The page of the `count` games asked for (`?page=`, the newest first; page 1 if the
     number is not one, the last one if there are fewer pages): what the list shows of each."""
     pages = page_count(count, GAMES_PER_PAGE)
     page = within(whole(request.args.get("page")) or 1, pages)
-    return Paged(listing.listed(store(), (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE),
+    return Paged(listing.listed(store(), (page - 1) * GAMES_PER_PAGE, GAMES_PER_PAGE, mine),
                  page, pages)

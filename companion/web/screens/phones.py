@@ -1,6 +1,7 @@
 """The address phones are shown, in the QR code and in words: the first one offered (the
 first --name, else the best address of this machine), until a host device picks another
-in one tap ("Phones cannot open it? Show another address"). The choice is kept in the
+in one tap ("Phones cannot open it? Show another address"); on a hosted server, the public
+address the device opened. The choice is kept in the
 database, so that every server process shows the same, and every screen draws itself
 again with it."""
 from urllib.parse import urlsplit
@@ -26,7 +27,11 @@ def host_names(offered) -> set[str]:
 
 
 def phone_url() -> str | None:
-    """The address phones are shown now, None if they cannot reach this server."""
+    """The address phones are shown now, None if they cannot reach this server; on a
+    hosted server, the public address this device opened (through the proxy: as it
+    tells)."""
+    if current_app.config["HOSTED"]:
+        return request.host_url.rstrip("/")
     offered = [url for url, _ in current_app.config["PHONE_URLS"]]
     chosen = store().setting(SETTING) if len(offered) > 1 else None
     return chosen if chosen in offered else (offered[0] if offered else None)

@@ -1,11 +1,13 @@
 """The host's settings of one game: recording from phones, the help for new players, the
-lock of a finished game, removing the game. Each change is noted in the game's journal."""
+lock of a finished game, removing the game; on a hosted server, the game's host devices
+(screens/hosting.py). Each change is noted in the game's journal."""
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from companion.store import games
 from companion.store.sql import Conflict
 from companion.web.guards.roles import device
 from companion.web.pages import game_or_404, store
+from .hosting import hosting
 
 blueprint = Blueprint("settings", __name__)
 # What a confirmation page may confirm: the finished game's unlock, and removal.
@@ -14,7 +16,8 @@ CONFIRMED = ("unlock", "delete")
 
 @blueprint.get("/g/<token>/settings")
 def settings(token):
-    return render_template("settings.html", game=game_or_404(token))
+    game = game_or_404(token)
+    return render_template("settings.html", game=game, **hosting(game))
 
 
 @blueprint.post("/g/<token>/settings")
