@@ -4,9 +4,10 @@ a temporary folder), PROCESSES table servers on it (`templari-companion --databa
 --proxy 127.0.0.1`, each a process of its own on a port of its own, as if on a machine of
 its own), and haproxy (Debian's package: apt-get install haproxy) in front of them on one
 port of 127.0.0.1, passing each device's address in X-Forwarded-For, checking the servers
-every 0.5 s and sending nothing to one that stopped answering; a request whose server
-closed the connection without an answer (a server killed) is sent again to another (a
-form sent twice counts at most once: it carries the game's version it was made from).
+every 0.5 s and sending nothing to one that stopped answering (3 checks in a row); a
+request whose server closed the connection without an answer (a server killed) is sent
+again to another (a form sent twice counts at most once: it carries the game's version
+it was made from).
 
 bench/cafe.py --balanced PROCESSES plays its café against it and kills one table server
 (SIGKILL) in the middle of the measured seconds."""
@@ -43,9 +44,11 @@ class Stack:
     servers: list[subprocess.Popen]
     others: list[int]
 
-    def roots(self) -> list[int]:
-        """The processes whose CPU and memory are the stack's (with all they started)."""
-        return [server.pid for server in self.servers] + self.others
+    def roots(self) -> dict[int, str]:
+        """The processes whose CPU and memory are the stack's (with all they started), and
+        what each is."""
+        return {**{server.pid: "table servers" for server in self.servers},
+                self.others[0]: "haproxy", self.others[1]: "PostgreSQL"}
 
     def kill_one(self) -> int:
         """Kill the first table server outright, as a machine that fails: its pid."""
@@ -103,18 +106,20 @@ def _postmaster(url: str) -> int:
 
 def haproxy_config(port: int, servers: list[int]) -> str:
     """haproxy's configuration: HTTP on `port` of 127.0.0.1, round robin over the table
-    servers on `servers` (ports of 127.0.0.1), each checked by asking for the home page
-    (a 200 or a 403 both say it answers)."""
+    servers on `servers` (ports of 127.0.0.1), each checked by asking for a static file:
+    three checks unanswered (within 5 s each) and no request goes to it until it answers
+    two; a request it refused the connection of goes to another."""
     timeouts = "".join(f"    timeout {name} {value}\n" for name, value in TIMEOUTS.items())
     backends = "".join(f"    server table{number} 127.0.0.1:{server} check inter "
-                       f"{CHECK_EVERY_MS} fall 1 rise 2\n"
+                       f"{CHECK_EVERY_MS} fall 3 rise 2\n"
                        for number, server in enumerate(servers))
     return (f"global\n    maxconn {MAX_CONNECTIONS}\n\ndefaults\n    mode http\n"
             f"{timeouts}    option forwardfor\n    option redispatch\n    retries 3\n"
             f"    retry-on conn-failure empty-response\n\n"
             f"frontend tables\n    bind 127.0.0.1:{port}\n    default_backend servers\n\n"
             f"backend servers\n    balance roundrobin\n    option httpchk\n"
-            f"    http-check send meth GET uri /rules ver HTTP/1.1 hdr Host 127.0.0.1\n"
+            f"    timeout check 5s\n"
+            f"    http-check send meth GET uri /static/app.js ver HTTP/1.1 hdr Host 127.0.0.1\n"
             f"    http-check expect status 200\n{backends}")
 
 

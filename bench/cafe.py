@@ -603,12 +603,14 @@ class Sampler(threading.Thread):
     table servers, haproxy and PostgreSQL); the CPU time of its processes' main threads
     (their event loops) apart. A process that ends meanwhile counts until it was last seen."""
 
-    def __init__(self, roots: list[int], window: Window):
+    def __init__(self, roots: dict[int, str], window: Window):
         super().__init__(daemon=True)
-        self.roots, self.window = roots, window
+        self.roots, self.window = roots, window  # pid: what it is
         self.cpu, self.loop_cpu, self.rss_max, self.hwm = 0.0, 0.0, 0, 0
         self.busy = 0.0  # seconds of CPU the whole machine used (every core)
         self.first, self.last = {}, {}  # pid: (its CPU, its main thread's), in clock ticks
+        self.tree = {}  # pid: what it is part of (its root's word)
+        self.parts = Counter()  # what it is: seconds of CPU its processes used
 
     def run(self) -> None:
         time.sleep(max(0.0, self.window.measured - time.monotonic()))
@@ -624,16 +626,20 @@ class Sampler(threading.Thread):
         used = [(end[0] - self.first.get(pid, (0, 0))[0], end[1] - self.first.get(pid, (0, 0))[1])
                 for pid, end in self.last.items()]
         self.cpu, self.loop_cpu = (sum(part) / tick for part in zip(*used))
+        for pid, (every, _) in zip(self.last, used):
+            self.parts[self.tree[pid]] += every / tick
         self.hwm = self._memory("VmHWM")
 
     def _pids(self) -> list[int]:
         """The processes of the trees of `roots` that are still there."""
-        found, todo = [], list(self.roots)
+        found, todo = [], list(self.roots.items())
         while todo:
-            pid = todo.pop()
+            pid, part = todo.pop()
             with suppress(OSError):
-                todo += map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                todo += [(int(child), part) for child in children]
                 found.append(pid)
+                self.tree[pid] = part
         return found
 
     def _cpu(self) -> dict[int, tuple[int, int]]:
@@ -730,7 +736,7 @@ def run(args) -> Report:
             with serving.started("companion", data_dir, "--processes", str(args.processes),
                                  *(["--stats", str(stats)] if stats else [])) as server:
                 set_up, window, results, sampler = _run(args, groups, server.port,
-                                                        [server.pid])
+                                                        {server.pid: "server"})
             lost = _lost(open_store(data_dir, None), results.acknowledged)
             workers = _workers(stats, window) if stats else None
     played = records()
@@ -743,12 +749,12 @@ def run(args) -> Report:
                   (before, serving.machine_speed()), workers, lost, bool(args.balanced))
 
 
-def _run(args, groups: list[list[int]], port: int, roots: list[int], midway=None):
+def _run(args, groups: list[list[int]], port: int, roots: dict[int, str], midway=None):
     """The client processes, each with its group of tables, set up and playing against
-    the server on `port` (its processes: the trees of `roots`): the set-up's seconds, the
-    window, what they measured and what the server used; `midway()` is called in the
-    middle of the measured seconds, if given. They are stopped at the end, whatever
-    happens."""
+    the server on `port` (its processes: the trees of `roots`, pid: what it is): the
+    set-up's seconds, the window, what they measured and what the server used;
+    `midway()` is called in the middle of the measured seconds, if given. They are
+    stopped at the end, whatever happens."""
     pipes, processes = [], []
     try:
         for group in groups:
@@ -906,8 +912,9 @@ def lines(report: Report):
            f"{'s' if report.processes > 1 else ''} {server.loop_cpu / seconds:.0%}, the "
            f"other threads {(server.cpu - server.loop_cpu) / seconds:.0%}), RSS max "
            f"{server.rss_max / MB:.0f} MB (VmHWM {server.hwm / MB:.0f} MB)"
-           + (f" in {report.processes} table servers, haproxy and PostgreSQL together"
-              if report.balanced else f" in {report.processes} processes and the one that "
+           + (f" in {report.processes} table servers, haproxy and PostgreSQL together ("
+              + ", ".join(f"{part} {used / seconds:.0%}" for part, used in server.parts.items())
+              + ")" if report.balanced else f" in {report.processes} processes and the one that "
               "started them" if report.processes > 1 else ""))
     if report.workers is not None:
         yield from _worker_lines(report.workers, seconds)
