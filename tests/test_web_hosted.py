@@ -214,3 +214,43 @@ def test_anything_posted_to_a_hosted_route_is_applied_or_refused_in_words(app, e
         assert text(answer) and "Traceback" not in answer.get_data(as_text=True)
     if answer.status_code != 303:
         assert world(app) == before, answer.status_code
+
+
+OPERATOR_KEY = "an operator key of the environment"
+
+
+def test_the_operator_reads_the_use_and_removes_a_game_with_the_key(app, monkeypatch):
+    monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", OPERATOR_KEY)
+    maker, operator = app.test_client(), phone_client(app, "203.0.113.9")
+    token, other = new_game(maker), new_game(maker)
+    play(maker, token, GAME[:2])
+    assert "The operator's key" in text(operator.get("/operator"))
+    wrong = submit(operator, "/operator", "operator-key", key="guess")
+    assert wrong.status_code == 403 and "That is not the operator's key." in text(wrong)
+    assert submit(operator, "/operator", "operator-key", key=OPERATOR_KEY).status_code == 303
+    page = text(operator.get("/operator"))
+    assert "2 games kept" in page and "2 games started within the day" in page
+    assert "1 game played within the day" in page
+    assert "Actions recorded at the tables: 2 within the day, 2 within the hour" in page
+    code = app.config["STORE"].game(token).code
+    removed = submit(operator, "/operator", "operator-remove", code=code.lower())
+    assert f"The game {code} was removed." in text(removed)
+    assert maker.get(f"/g/{token}").status_code == 404
+    assert maker.get(f"/g/{other}").status_code == 200
+    assert "1 game kept" in text(operator.get("/operator"))
+    assert maker.post("/operator/remove", data={"code": code}).status_code in (400, 403)
+
+
+def test_the_operator_s_page_needs_a_key_and_stops_guessers(app, monkeypatch):
+    """No key in the environment (or one too short to be one): no page at all. With one,
+    a device that typed 5 wrong keys within the minute is stopped."""
+    assert app.test_client().get("/operator").status_code == 404
+    monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", "short")
+    assert app.test_client().get("/operator").status_code == 404
+    monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", OPERATOR_KEY)
+    guesser = phone_client(app, STRANGER)
+    for _ in range(5):
+        assert submit(guesser, "/operator", "operator-key", key="guess").status_code == 403
+    stopped = submit(guesser, "/operator", "operator-key", key=OPERATOR_KEY)
+    assert stopped.status_code == 429 and "Too many wrong keys" in text(stopped)
+    assert "games kept" not in text(guesser.get("/operator"))

@@ -30,6 +30,8 @@ CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 CODE_LENGTH = 7
 CODE_GROUP = 3  # characters before the dash (a code is kept with its dash)
 BATCH = 500  # tokens asked in one query
+# The events recorded at a table (not imported with a record) since a time.
+_RECORDED = "FROM events WHERE at >= ? AND by != 'import'"
 
 
 class StorageFault(Exception):
@@ -287,6 +289,22 @@ class SQLStore:
             for game_id in idle:
                 self._remove(db, game_id)
         return len(idle)
+
+    def usage(self, now: float) -> dict[str, int]:
+        """What an operator reads of the server's use at the time `now`: the games kept,
+        those started and those played within the day, the actions recorded at tables
+        within the day and the hour."""
+        day, hour = now - 86400, now - 3600
+        with self._snapshot() as db:
+            return {"games": db.execute("SELECT COUNT(*) FROM games").fetchone()[0],
+                    "started": db.execute("SELECT COUNT(*) FROM games WHERE created >= ?",
+                                          (day,)).fetchone()[0],
+                    "played": db.execute(f"SELECT COUNT(DISTINCT game_id) {_RECORDED}",
+                                         (day,)).fetchone()[0],
+                    "actions_day": db.execute(f"SELECT COUNT(*) {_RECORDED}",
+                                              (day,)).fetchone()[0],
+                    "actions_hour": db.execute(f"SELECT COUNT(*) {_RECORDED}",
+                                               (hour,)).fetchone()[0]}
 
     @staticmethod
     def _remove(db, game_id: int) -> None:

@@ -19,7 +19,7 @@ from .guards import pace, roles, security
 from .guards import proxy as proxy_guard
 from .polls import QuietPolls
 from .render import compress, drawn, i18n, rendered
-from .screens import display, host, hosting, phones, player, rulebook, settings, table
+from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
 # The rules' numbers the templates show or enforce (R1, R2).
@@ -70,8 +70,9 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint, phones.blueprint):
         app.register_blueprint(blueprint)
-    if hosted:  # a server on a table has no host link of a game: its owner's serves all
-        app.register_blueprint(hosting.blueprint)
+    if hosted:  # a server on a table has no host link of a game (its owner's serves all),
+        app.register_blueprint(hosting.blueprint)  # and no operator but its owner
+        app.register_blueprint(operator.blueprint)
     _error_pages(app)
     proxy_guard.init(app, proxy)
     app.wsgi_app = QuietPolls(app)

@@ -53,6 +53,7 @@ ROUTES = {
     "phones.show": HOST,
     "hosting.link": ANYONE, "hosting.grant": ANYONE,  # the key of the game's host link: checked there
     "hosting.revoke": HOST,
+    "operator.page": ANYONE, "operator.sign_in": ANYONE, "operator.remove": ANYONE,  # the key's
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,

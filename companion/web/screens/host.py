@@ -45,7 +45,7 @@ def home():
 @blueprint.post("/code")
 def enter_code():
     """A game's short code, typed on a phone that cannot scan: to its join page."""
-    typed = _typed(request.form.get("code") or "")
+    typed = typed_code(request.form.get("code") or "")
     refusal, token = _code_tries().look_up(request.remote_addr or "", typed)
     if refusal:
         return render_template("welcome.html", error=refusal), 429
@@ -56,7 +56,7 @@ def enter_code():
     return redirect(url_for("player.join", token=token), 303)
 
 
-def _typed(text: str) -> str:
+def typed_code(text: str) -> str:
     """A code as typed, the way codes are kept: 'kxr 4tqm' or 'KXR4TQM' -> 'KXR-4TQM'
     (any spaces and dashes, any case); what cannot be a code, in capitals."""
     characters = "".join(character for character in text.upper() if not (

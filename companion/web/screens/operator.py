@@ -1,0 +1,95 @@
+"""The operator of a hosted server: with the key given in the environment
+(TEMPLARI_OPERATOR_KEY) a browser reads the server's use and removes a game by its code.
+A server without that key, or on a table, has no such page."""
+import hashlib
+import hmac
+import os
+import secrets
+import time
+
+from flask import (Blueprint, abort, current_app, redirect, render_template, request, session,
+                   url_for)
+
+from companion.rules.phrase import N_, Phrase
+from companion.web.guards.throttle import Throttle
+from companion.web.pages import store
+from .host import typed_code
+
+blueprint = Blueprint("operator", __name__)
+KEY_VARIABLE = "TEMPLARI_OPERATOR_KEY"
+MIN_KEY_LENGTH = 16  # characters: a shorter key is no key (the page stays closed)
+TRIES_PER_MINUTE = 5  # wrong keys one address may type
+
+
+def operator_key() -> str | None:
+    """The operator's key, if the environment gives one long enough."""
+    key = os.environ.get(KEY_VARIABLE, "")
+    return key if len(key) >= MIN_KEY_LENGTH else None
+
+
+@blueprint.before_request
+def _only_with_a_key() -> None:
+    """404 unless a key was given: the page is not there for anyone to try."""
+    if operator_key() is None:
+        abort(404)
+
+
+@blueprint.get("/operator")
+def page():
+    if not _signed_in():
+        return render_template("operator.html")
+    return _usage()
+
+
+@blueprint.post("/operator")
+def sign_in():
+    """The key typed once; the session then says this browser is the operator's (until
+    the key changes)."""
+    address = request.remote_addr or ""
+    wait = _tries().blocked(address)
+    if wait:
+        return render_template("operator.html", error=Phrase(N_(
+            "Too many wrong keys from this device: try again in {seconds} seconds."),
+            seconds=wait)), 429
+    if not secrets.compare_digest((request.form.get("key") or "").encode(),
+                                  operator_key().encode()):
+        _tries().count(address)
+        return render_template("operator.html",
+                               error=Phrase(N_("That is not the operator's key."))), 403
+    session["operator"] = _mark(operator_key())
+    return redirect(url_for("operator.page"), 303)
+
+
+@blueprint.post("/operator/remove")
+def remove():
+    """A game removed by its code, as its table's screen shows it."""
+    if not _signed_in():
+        abort(403)
+    code = typed_code(request.form.get("code") or "")
+    token = store().token_of_code(code)
+    if token is None:
+        return _usage(Phrase(N_("There is no game with the code {code} on this server."),
+                             code=code[:20])), 404
+    store().remove_game(token)
+    return _usage(note=Phrase(N_("The game {code} was removed."), code=code))
+
+
+def _usage(error=None, note=None):
+    """The operator's page: the server's use, the form that removes a game."""
+    return render_template("operator.html", usage=store().usage(time.time()), error=error,
+                           note=note)
+
+
+def _signed_in() -> bool:
+    mark = session.get("operator")
+    return isinstance(mark, str) and secrets.compare_digest(mark, _mark(operator_key()))
+
+
+def _mark(key: str) -> str:
+    """What the session keeps to say it typed `key` (not the key itself)."""
+    return hmac.new(current_app.secret_key.encode(), key.encode(), hashlib.sha256).hexdigest()
+
+
+def _tries() -> Throttle:
+    """The wrong keys each address typed within the minute (in each process)."""
+    return current_app.extensions.setdefault("operator_tries", Throttle(TRIES_PER_MINUTE, 60))
