@@ -68,6 +68,9 @@ _SCHEMA = (
         token TEXT NOT NULL UNIQUE,
         PRIMARY KEY (game_id, seat))""",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at)",
     # A game's stamp moves with every change to what it shows (its events, seats, journal,
     # settings, version and moves), whoever makes it; each move is notified at commit.
     """CREATE OR REPLACE FUNCTION templari_stamp_owner() RETURNS trigger AS $$

@@ -290,6 +290,20 @@ class SQLStore:
                 self._remove(db, game_id)
         return len(idle)
 
+    def marks(self, kind: str, key: str, since: float) -> tuple[int, float | None]:
+        """How many times `key` did the `kind` of thing limited (guards.throttle) since
+        the time `since`, and the first of them."""
+        with self._connect() as db:
+            return tuple(db.execute("SELECT COUNT(*), MIN(at) FROM marks WHERE kind = ? AND "
+                                    "key = ? AND at >= ?", (kind, key, since)).fetchone())
+
+    def mark(self, kind: str, key: str, at: float, forget_before: float) -> None:
+        """`key` did the `kind` of thing at the time `at`; the times of that kind before
+        `forget_before` are forgotten."""
+        with self._write() as db:
+            db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (kind, forget_before))
+            db.execute("INSERT INTO marks VALUES (?, ?, ?)", (kind, key, at))
+
     def usage(self, now: float) -> dict[str, int]:
         """What an operator reads of the server's use at the time `now`: the games kept,
         those started and those played within the day, the actions recorded at tables

@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at);
 """
 # A game's stamp moves with every change to what it shows: its events, seats, journal,
 # settings, version and moves, whoever makes the change (this server, another process on the same

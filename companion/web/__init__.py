@@ -15,6 +15,7 @@ from companion.store.sql import StorageFault
 from companion.store import open_store
 from companion.web.guards.sessions import LazySessions
 from companion.web.render.assets import assets
+from . import pages
 from .guards import pace, roles, security
 from .guards import proxy as proxy_guard
 from .polls import QuietPolls
@@ -60,6 +61,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     app.session_interface = LazySessions()
     app.context_processor(_page_context)
     pace.init(app)
+    pages.init(app)
     roles.init(app)
     security.init(app)
     i18n.init(app)

@@ -1,4 +1,6 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
+import unicodedata
+
 from companion.rules.cards import Card
 from companion.rules.events import (EVENT_TYPES, PLAYER_FIELDS, Bid, Exchange, Free, Overbid,
                                     Pass, Penalty, Reveal, SideSale, Sold)
@@ -111,9 +113,11 @@ MAX_LABEL_LENGTH = 40  # a host device's name, as the lists of host devices show
 
 
 def device_label(form) -> str:
-    """The name a device gave itself on the form making it a host (spaces tidied, cut to
-    MAX_LABEL_LENGTH); "" if none."""
-    return " ".join((form.get("label") or "").split())[:MAX_LABEL_LENGTH]
+    """The name a device gave itself on the form making it a host (control characters
+    dropped, spaces tidied, cut to MAX_LABEL_LENGTH); "" if none."""
+    printable = "".join(character for character in form.get("label") or ""
+                        if unicodedata.category(character) != "Cc" or character.isspace())
+    return " ".join(printable.split())[:MAX_LABEL_LENGTH]
 
 
 def platform_label(user_agent) -> str:

@@ -1,7 +1,26 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
+import re
+
 from flask import abort, current_app, g, request
 
 from companion.store import games
+
+# What the server puts in a URL as a game's token or a link's key: anything else (another
+# character, or longer) names nothing here, and is never looked up (PostgreSQL holds no
+# NUL byte).
+URL_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def init(app) -> None:
+    app.before_request(_known_keys)
+
+
+def _known_keys() -> None:
+    """404 for a URL whose token or key this server cannot have made."""
+    for name in ("token", "key"):
+        value = (request.view_args or {}).get(name)
+        if value is not None and not URL_KEY.fullmatch(value):
+            abort(404)
 
 
 def store():

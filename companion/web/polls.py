@@ -16,9 +16,9 @@ from werkzeug.sansio.utils import get_host
 from companion.store.sql import StorageFault
 from companion.web.guards.roles import names_this_server
 from companion.web.guards.security import HEADERS
-from .pages import STAMP_READ, shows
+from .pages import STAMP_READ, URL_KEY, shows
 
-POLLS = re.compile(r"/g/([A-Za-z0-9_-]{1,64})/(?:me/|tv/)?live")
+POLLS = re.compile(rf"/g/({URL_KEY.pattern})/(?:me/|tv/)?live")
 NOTHING_NEW = [*HEADERS.items(), ("Content-Length", "0")]
 
 

@@ -1,38 +1,41 @@
 """How often one device may do something limited (type a wrong game code, start a game on a
-hosted server), in a sliding window."""
-import threading
+hosted server, type a wrong operator's key), in a sliding window. The times are kept in
+the database, so that every process and machine serving it counts them together; an
+address is kept as a keyed hash, for the window only."""
+import hashlib
+import hmac
 import time
-from collections import deque
 
 
 class Throttle:
-    """At most `limit` times per `window` seconds for each key (a device's address)."""
+    """At most `limit` times per `window` seconds for each key (a device's address), of
+    the `kind` of thing counted, in the store `store`."""
 
-    def __init__(self, limit: int, window: float, clock=time.monotonic):
-        self.limit, self.window, self.clock = limit, window, clock
-        self._times: dict[str, deque] = {}
-        self._lock = threading.Lock()
+    def __init__(self, store, kind: str, limit: int, window: float, clock=time.time):
+        self.store, self.kind, self.limit, self.window, self.clock = (
+            store, kind, limit, window, clock)
+        self._secret = store.secret("session_key").encode()
 
     def blocked(self, key: str) -> int:
         """Seconds until `key` may try again (0: it may now)."""
-        with self._lock:
-            times = self._recent(key)
-            if len(times) < self.limit:
-                return 0
-            return max(1, int(times[0] + self.window - self.clock()) + 1)
+        count, oldest = self.store.marks(self.kind, self._hashed(key),
+                                         self.clock() - self.window)
+        if count < self.limit:
+            return 0
+        return max(1, int(oldest + self.window - self.clock()) + 1)
 
     def count(self, key: str) -> None:
-        """`key` did it once more."""
-        with self._lock:
-            self._recent(key).append(self.clock())
-
-    def _recent(self, key: str) -> deque:
-        """`key`'s times within the window; keys with none are forgotten."""
+        """`key` did it once more (the times past the window are forgotten)."""
         now = self.clock()
-        for other in [other for other, times in self._times.items()
-                      if not times or times[-1] <= now - self.window]:
-            del self._times[other]
-        times = self._times.setdefault(key, deque())
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        return times
+        self.store.mark(self.kind, self._hashed(key), now, now - self.window)
+
+    def _hashed(self, key: str) -> str:
+        return hmac.new(self._secret, key.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def throttle(app, kind: str, limit: int, window: float) -> Throttle:
+    """The app's Throttle of `kind` (made on first use)."""
+    kept = app.extensions.setdefault("throttles", {})
+    if kind not in kept:
+        kept[kind] = Throttle(app.config["STORE"], kind, limit, window)
+    return kept[kind]

@@ -1,6 +1,7 @@
 """The host's device: the list of games, a new game, importing a record, the devices
 granted host rights; and for every other device, the welcome page with its game code. On a
 hosted server every device is a host's of the games it starts: its list shows those."""
+import re
 import secrets
 import threading
 import time
@@ -15,11 +16,11 @@ from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
 from companion.rules.setup import check_families, check_players, clean_family
 from companion.store import games, listing
-from companion.store.sql import CODE_ALPHABET, CODE_LENGTH, game_code
+from companion.store.sql import CODE_ALPHABET, CODE_GROUP, CODE_LENGTH, game_code
 from companion.web.forms import device_label, platform_label, whole
 from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
                                         make_host, own_device_token)
-from companion.web.guards.throttle import Throttle
+from companion.web.guards.throttle import Throttle, throttle
 from companion.web.pages import store
 from companion.web.render.history import clock
 from companion.web.render.i18n import english_families
@@ -31,6 +32,7 @@ CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
 WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
 EVERYONE = ""  # the server's count of wrong codes, whatever the address
 GAMES_PER_PAGE = 20  # of the host's list
+CODE_SHAPE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_GROUP}}}-[{CODE_ALPHABET}]{{{CODE_LENGTH - CODE_GROUP}}}")
 GAMES_PER_HOUR = 20  # games one address may start on a hosted server
 SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
 
@@ -66,6 +68,12 @@ def typed_code(text: str) -> str:
     return characters
 
 
+def token_of_code(code: str) -> str | None:
+    """The token of the game with the code `code` (as typed_code gives it), None if there
+    is none; what cannot be a code is not looked up."""
+    return store().token_of_code(code) if CODE_SHAPE.fullmatch(code) else None
+
+
 class CodeTries:
     """The wrong game codes typed on this server: at most CODE_TRIES_PER_MINUTE a minute
     from one device, and WRONG_CODES_PER_HOUR an hour from all devices together, whatever
@@ -74,8 +82,8 @@ class CodeTries:
     QR code still opens the game."""
 
     def __init__(self):
-        self.devices = Throttle(CODE_TRIES_PER_MINUTE, 60)
-        self.server = Throttle(WRONG_CODES_PER_HOUR, 3600)
+        self.devices = throttle(current_app, "wrong code", CODE_TRIES_PER_MINUTE, 60)
+        self.server = throttle(current_app, "wrong codes", WRONG_CODES_PER_HOUR, 3600)
         self._lock = threading.Lock()  # no two requests slip past a limit together
 
     def look_up(self, device: str, code: str) -> tuple[Phrase | None, str | None]:
@@ -85,7 +93,7 @@ class CodeTries:
             refusal = self.refusal(device)
             if refusal:
                 return refusal, None
-            token = store().token_of_code(code)
+            token = token_of_code(code)
             if token is None:
                 self.devices.count(device)
                 self.server.count(EVERYONE)
@@ -112,7 +120,7 @@ class CodeTries:
 
 
 def _code_tries() -> CodeTries:
-    """This server's count of wrong codes (in each process of the server)."""
+    """This server's count of wrong codes (every process counting: guards.throttle)."""
     return current_app.extensions.setdefault("code_tries", CodeTries())
 
 
@@ -250,8 +258,8 @@ def sweep(app) -> None:
 
 
 def _starts() -> Throttle:
-    """The games each address started within the hour (in each process of the server)."""
-    return current_app.extensions.setdefault("game_starts", Throttle(GAMES_PER_HOUR, 3600))
+    """The games each address started within the hour (every process counting)."""
+    return throttle(current_app, "game start", GAMES_PER_HOUR, 3600)
 
 
 def _home(form=None, error=None):

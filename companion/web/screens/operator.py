@@ -11,9 +11,9 @@ from flask import (Blueprint, abort, current_app, redirect, render_template, req
                    url_for)
 
 from companion.rules.phrase import N_, Phrase
-from companion.web.guards.throttle import Throttle
+from companion.web.guards.throttle import Throttle, throttle
 from companion.web.pages import store
-from .host import typed_code
+from .host import token_of_code, typed_code
 
 blueprint = Blueprint("operator", __name__)
 KEY_VARIABLE = "TEMPLARI_OPERATOR_KEY"
@@ -66,7 +66,7 @@ def remove():
     if not _signed_in():
         abort(403)
     code = typed_code(request.form.get("code") or "")
-    token = store().token_of_code(code)
+    token = token_of_code(code)
     if token is None:
         return _usage(Phrase(N_("There is no game with the code {code} on this server."),
                              code=code[:20])), 404
@@ -91,5 +91,5 @@ def _mark(key: str) -> str:
 
 
 def _tries() -> Throttle:
-    """The wrong keys each address typed within the minute (in each process)."""
-    return current_app.extensions.setdefault("operator_tries", Throttle(TRIES_PER_MINUTE, 60))
+    """The wrong keys each address typed within the minute (every process counting)."""
+    return throttle(current_app, "operator key", TRIES_PER_MINUTE, 60)
