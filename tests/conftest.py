@@ -4,4 +4,4 @@ namespace), so they are registered once here rather than imported into each modu
 import would make its own session fixtures, and a second Playwright)."""
 from tests.browser_helpers import (browser, phone_browser, phone_net, playwright,  # noqa: F401
                                    server)
-from tests.postgres import database, postgres_server  # noqa: F401,E402
+from tests.postgres import database, module_database, postgres_server  # noqa: F401,E402

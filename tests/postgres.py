@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 TABLES = "games, events, journal, grants, hosts, seats, meta, marks"
+BACKENDS = ["sqlite", "postgresql"]
 
 
 def binaries() -> Path | None:
@@ -80,10 +81,20 @@ def postgres_server():
     server.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=BACKENDS)
 def database(request):
     """Each backend in turn: None (SQLite in the data directory), then the URL of an empty
     PostgreSQL database."""
+    return _backend(request)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_database(request):
+    """`database`, for a module's tests together (an app made once for them)."""
+    return _backend(request)
+
+
+def _backend(request) -> str | None:
     if request.param == "sqlite":
         return None
     return request.getfixturevalue("postgres_server").fresh()

@@ -134,9 +134,9 @@ def cases():
 
 
 @pytest.fixture(scope="module")
-def app():
+def app(module_database):
     with tempfile.TemporaryDirectory() as data:
-        app = make_app(data)
+        app = make_app(data, database=module_database)
         app.extensions["grant"] = app.config["STORE"].grant("Eva's tablet")
         yield app
 

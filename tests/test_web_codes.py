@@ -56,9 +56,9 @@ def test_the_odds_count_every_process_the_server_may_run():
 
 
 @pytest.fixture
-def server(tmp_path):
+def server(tmp_path, database):
     """(app, the server's own device, a game's token, its code as the table shows it)."""
-    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000")
+    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000", database=database)
     host = app.test_client()
     token = new_game(host)
     shown = re.search(r'type the game code (\S+)', text(host.get(f"/g/{token}")))[1]

@@ -155,12 +155,12 @@ def pages(app, moment) -> list[tuple[str, object]]:
 
 
 @pytest.fixture(scope="module")
-def app():
+def app(module_database):
     """One app for the whole module: each example makes the store anew, in memory where the
     system has a place for it (on a disk, those writes would take most of the time)."""
     memory = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=memory if memory.is_dir() else None) as data:
-        app = make_app(data)
+        app = make_app(data, database=module_database)
         # two addresses phones may use: the table screen offers the other in one tap
         app.config["PHONE_URLS"] = (("http://192.168.1.2:5000", "Wi-Fi"),
                                     ("http://10.8.0.2:5000", "VPN"))

@@ -158,9 +158,9 @@ def check_loser(app, token, change, response):
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
+def app(tmp_path_factory, module_database):
     """One app for every race: each race plays on a new game of its own."""
-    return make_app(tmp_path_factory.mktemp("data"))
+    return make_app(tmp_path_factory.mktemp("data"), database=module_database)
 
 
 @pytest.fixture(scope="module")

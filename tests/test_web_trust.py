@@ -81,8 +81,8 @@ def code_of(client, token) -> str:
                      client.get(f"/g/{token}").get_data(as_text=True))[1]
 
 
-def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path):
-    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000")
+def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path, database):
+    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000", database=database)
     host = app.test_client()
     token = new_game(host)
     page = text(host.get(f"/g/{token}"))
