@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-TABLES = "games, events, journal, grants, hosts, seats, meta, marks"
+TABLES = "games, events, journal, grants, hosts, seats, meta, marks, buckets"
 BACKENDS = ["sqlite", "postgresql"]
 
 

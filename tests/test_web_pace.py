@@ -1,16 +1,28 @@
 """No device can buy the server's time with changes: past what a table does (a burst, then
 one a second) a device's changes are refused in words and nothing is done; the server's
-own device is never held back, and another device is not either."""
+own device is never held back, and another device is not either. The count is kept in
+the database: two server processes on it count a device's changes together."""
+from companion.store import open_store
 from companion.web import create_app
 from companion.web.guards.pace import CHANGES_BURST
-from tests.web_helpers import (GAME, CheckedClient, csrf_headers, join, new_game, phone_client, play,
-                               snapshot, submit, text)
+from tests.web_helpers import (GAME, CheckedClient, copy_session, csrf_headers, join, new_game,
+                               phone_client, play, snapshot, submit, text)
+
+TOO_FAST = ("This device sends changes faster than a table plays: try again in a few "
+            "seconds. Nothing was changed.")
 
 
-def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(tmp_path):
-    app = create_app(tmp_path / "data")
+def paced_app(data_dir, database):
+    """The app as the server runs it: its pace on (the tests' make_app turns it off)."""
+    app = create_app(data_dir, database=database)
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
+    return app
+
+
+def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(tmp_path,
+                                                                                 database):
+    app = paced_app(tmp_path / "data", database)
     host = app.test_client()
     game = new_game(host)
     phone, other = phone_client(app), phone_client(app, "192.168.1.21")
@@ -21,8 +33,35 @@ def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(
     before = snapshot(app)
     refused = submit(phone, f"/g/{game}", "action-reveal", cards=["0:0", "1:5"])
     assert refused.status_code == 429
-    assert ("This device sends changes faster than a table plays: try again in a few "
-            "seconds. Nothing was changed.") in text(refused)
+    assert TOO_FAST in text(refused)
     assert snapshot(app) == before
     assert join(other, game, "Bert").status_code == 303  # another device is not held back
     play(host, game, GAME)  # 41 changes at once: the server's own device is never held back
+
+
+def test_two_server_processes_count_a_device_s_changes_together(tmp_path, database):
+    """Half the burst through each of two apps on one database (two processes, or two
+    machines behind a load balancer): the next change is refused by either."""
+    first, second = (paced_app(tmp_path / "data", database) for _ in range(2))
+    game = new_game(first.test_client())
+    phone, phone_there = phone_client(first), phone_client(second)
+    assert join(phone, game, "Anna").status_code == 303
+    copy_session(phone, phone_there)
+    for client in (phone, phone_there):
+        headers = csrf_headers(client, f"/g/{game}")
+        for _ in range(CHANGES_BURST // 2 - 1):
+            assert client.post(f"/g/{game}/undo", headers=headers).status_code != 429
+    answers = [client.post(f"/g/{game}/undo", headers=csrf_headers(client, f"/g/{game}"))
+               for client in (phone, phone_there)]
+    assert answers[0].status_code != 429  # the 30th change: the burst's last
+    assert answers[1].status_code == 429 and TOO_FAST in text(answers[1])
+
+
+def test_a_device_s_bucket_refills_at_its_rate(tmp_path, database):
+    """The store's token bucket: a burst, then one a second, full again after a pause
+    (and then forgotten)."""
+    store = open_store(tmp_path / "data", database)
+    takes = [store.take("device", 1.0, 3, now) for now in (0, 0, 0, 0, 0.5, 1.0, 1.2, 2.1)]
+    assert takes == [True, True, True, False, False, True, False, True]
+    assert [store.take("device", 1.0, 3, 100) for _ in range(4)] == [True, True, True, False]
+    assert store.take("another", 1.0, 3, 100)

@@ -20,7 +20,6 @@ from flask.testing import FlaskClient
 
 from companion.rules.cards import DEFAULT_FAMILIES
 from companion.web import create_app
-from companion.web.guards.buckets import Buckets
 from companion.web.guards.pace import PACE
 
 PLAYERS = ("Anna", "Bert", "Claus")
@@ -78,7 +77,7 @@ def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False):
                      database=database, hosted=hosted)
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
-    app.extensions[PACE] = Buckets(float("inf"), float("inf"))
+    app.config[PACE] = None
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     got_request_exception.connect(

@@ -71,6 +71,8 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL,
         at DOUBLE PRECISION NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at)",
+    """CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL, at DOUBLE PRECISION NOT NULL)""",
     # A game's stamp moves with every change to what it shows (its events, seats, journal,
     # settings, version and moves), whoever makes it; each move is notified at commit.
     """CREATE OR REPLACE FUNCTION templari_stamp_owner() RETURNS trigger AS $$

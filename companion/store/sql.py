@@ -304,6 +304,21 @@ class SQLStore:
             db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (kind, forget_before))
             db.execute("INSERT INTO marks VALUES (?, ?, ?)", (kind, key, at))
 
+    def take(self, key: str, rate: float, burst: float, now: float) -> bool:
+        """Whether `key` may do one more now, from a bucket of `burst` tokens that fills at
+        `rate` a second (a token taken if so); the buckets full again are forgotten."""
+        refill = ("CASE WHEN buckets.tokens + (? - buckets.at) * ? > ? THEN ? "
+                  "ELSE buckets.tokens + (? - buckets.at) * ? END")
+        rate, burst = float(rate), float(burst)
+        with self._write() as db:
+            db.execute("DELETE FROM buckets WHERE at < ?", (now - burst / rate,))
+            taken = db.execute(
+                "INSERT INTO buckets VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                f"tokens = {refill} - 1, at = ? WHERE {refill} >= 1 RETURNING tokens",
+                (key, burst - 1, now, now, rate, burst, burst, now, rate, now,
+                 now, rate, burst, burst, now, rate)).fetchone()
+        return taken is not None
+
     def usage(self, now: float) -> dict[str, int]:
         """What an operator reads of the server's use at the time `now`: the games kept,
         those started and those played within the day, the actions recorded at tables

@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS seats (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at);
+CREATE TABLE IF NOT EXISTS buckets (
+    key TEXT PRIMARY KEY,
+    tokens REAL NOT NULL,
+    at REAL NOT NULL
+);
 """
 # A game's stamp moves with every change to what it shows: its events, seats, journal,
 # settings, version and moves, whoever makes the change (this server, another process on the same

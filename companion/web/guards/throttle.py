@@ -30,7 +30,12 @@ class Throttle:
         self.store.mark(self.kind, self._hashed(key), now, now - self.window)
 
     def _hashed(self, key: str) -> str:
-        return hmac.new(self._secret, key.encode(), hashlib.sha256).hexdigest()[:32]
+        return hashed(self._secret, key)
+
+
+def hashed(secret: bytes, address: str) -> str:
+    """An address as the database keeps it: a hash keyed by `secret`, never the address."""
+    return hmac.new(secret, address.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def throttle(app, kind: str, limit: int, window: float) -> Throttle:
