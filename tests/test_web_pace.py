@@ -4,7 +4,7 @@ own device is never held back, and another device is not either. The count is ke
 the database: two server processes on it count a device's changes together."""
 from companion.store import open_store
 from companion.web import create_app
-from companion.web.guards.pace import CHANGES_BURST
+from companion.web.guards.pace import CHANGES_BURST, CHANGES_RATE, PACE
 from tests.web_helpers import (GAME, CheckedClient, copy_session, csrf_headers, join, new_game,
                                phone_client, play, snapshot, submit, text)
 
@@ -12,9 +12,12 @@ TOO_FAST = ("This device sends changes faster than a table plays: try again in a
             "seconds. Nothing was changed.")
 
 
-def paced_app(data_dir, database):
-    """The app as the server runs it: its pace on (the tests' make_app turns it off)."""
-    app = create_app(data_dir, database=database)
+def paced_app(data_dir, database, hosted=False):
+    """The app as the server runs it: its pace on (the tests' make_app turns it off), with
+    the burst it allows and a refill too slow to matter while a test runs (however slow the
+    machine: the refill is test_a_device_s_bucket_refills_at_its_rate's)."""
+    app = create_app(data_dir, database=database, hosted=hosted)
+    app.config[PACE] = (CHANGES_RATE / 1000, CHANGES_BURST)
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     return app
@@ -65,3 +68,14 @@ def test_a_device_s_bucket_refills_at_its_rate(tmp_path, database):
     assert takes == [True, True, True, False, False, True, False, True]
     assert [store.take("device", 1.0, 3, 100) for _ in range(4)] == [True, True, True, False]
     assert store.take("another", 1.0, 3, 100)
+
+
+def test_a_hosted_server_paces_the_loopback_too(tmp_path, database):
+    """--hosted has no device of its own: the loopback is counted as any device is."""
+    app = paced_app(tmp_path / "data", database, hosted=True)
+    maker = app.test_client()
+    game = new_game(maker)  # one change
+    headers = csrf_headers(maker, f"/g/{game}")
+    answers = [maker.post(f"/g/{game}/undo", headers=headers).status_code
+               for _ in range(CHANGES_BURST)]
+    assert answers.count(429) == 1 and answers[-1] == 429

@@ -2,8 +2,8 @@
 correction every few seconds at most, with bursts (a few corrections in a row, a live
 auction's bids), so a device past that is answered 429 in words and nothing is done; a
 change costs a few milliseconds, and no device can take the server's time from the others.
-The server's own device is never counted; a device is its network address (a cookie
-could be dropped). The count is kept in the database (a token bucket per address, the
+The server's own device is never counted (a hosted server has none); a device is its
+network address (a cookie could be dropped). The count is kept in the database (a token bucket per address, the
 address as a keyed hash), so every process and machine serving it counts together."""
 import time
 
@@ -11,7 +11,7 @@ from flask import abort, current_app, request
 
 from companion.rules.phrase import N_, Phrase
 from companion.store.sql import StorageFault
-from .buckets import own_device
+from .roles import is_owner
 from .throttle import hashed
 
 CHANGES_BURST = 30  # changes at once...
@@ -26,11 +26,11 @@ def init(app) -> None:
 
 def _pace() -> None:
     """Every form sent (a POST) is a change, or a try at one: counted for its device."""
-    address, pace = request.remote_addr or "", current_app.config[PACE]
-    if request.method != "POST" or pace is None or own_device(address):
+    pace = current_app.config[PACE]
+    if request.method != "POST" or pace is None or is_owner():
         return
     rate, burst = pace
-    key = "change:" + hashed(current_app.secret_key.encode(), address)
+    key = "change:" + hashed(current_app.secret_key.encode(), request.remote_addr or "")
     try:
         taken = current_app.config["STORE"].take(key, rate, burst, time.time())
     except StorageFault:  # a database that takes no writes: the route says so, or reads

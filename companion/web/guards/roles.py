@@ -53,7 +53,8 @@ ROUTES = {
     "phones.show": HOST,
     "hosting.link": ANYONE, "hosting.grant": ANYONE,  # the key of the game's host link: checked there
     "hosting.revoke": HOST,
-    "operator.page": ANYONE, "operator.sign_in": ANYONE, "operator.remove": ANYONE,  # the key's
+    # the operator's key is checked there:
+    "operator.page": ANYONE, "operator.sign_in": ANYONE, "operator.remove": ANYONE,
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
     "player.me": ANYONE, "player.me_live": ANYONE, "player.check": SEATED,
     "player.act": SEATED,
@@ -191,7 +192,8 @@ def hosted() -> bool:
 
 
 def hosts_game(token) -> bool:
-    """Whether this device hosts the game `token` on a hosted server (it started it)."""
+    """Whether this device hosts the game `token` on a hosted server (it started it, or
+    came by the game's host link)."""
     mine = own_device_token()
     if mine is None or not isinstance(token, str) or g.get("store_down"):
         return False
