@@ -254,3 +254,15 @@ def test_the_operator_s_page_needs_a_key_and_stops_guessers(app, monkeypatch):
     stopped = submit(guesser, "/operator", "operator-key", key=OPERATOR_KEY)
     assert stopped.status_code == 429 and "Too many wrong keys" in text(stopped)
     assert "games kept" not in text(guesser.get("/operator"))
+
+
+def test_a_token_the_server_cannot_have_made_is_no_page_on_either_database(app):
+    """A NUL byte (which PostgreSQL holds in no text) or a stranger character in a game's
+    token, on a page that asks who hosts it: no such page, in words."""
+    maker = app.test_client()
+    new_game(maker)
+    for token in ("%00", "abc%00def", "é", "x" * 65):
+        for page in (f"/g/{token}", f"/g/{token}/settings", f"/g/{token}/host/key"):
+            answer = maker.get(page)
+            assert answer.status_code == 404, (page, answer.status_code)
+            assert "There is no such page or game here." in text(answer)

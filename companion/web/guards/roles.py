@@ -25,7 +25,7 @@ from flask import abort, current_app, g, request, session
 
 from companion.rules.events import Bid, Overbid, Pass, Penalty
 from companion.rules.phrase import N_, Phrase
-from companion.web.pages import game_or_404, store
+from companion.web.pages import URL_KEY, game_or_404, store
 from .buckets import own_device
 
 OWNER, HOST, CREATOR, RECORDER, SEATED, ANYONE = (
@@ -195,7 +195,8 @@ def hosts_game(token) -> bool:
     """Whether this device hosts the game `token` on a hosted server (it started it, or
     came by the game's host link)."""
     mine = own_device_token()
-    if mine is None or not isinstance(token, str) or g.get("store_down"):
+    if mine is None or not isinstance(token, str) or not URL_KEY.fullmatch(token) or g.get(
+            "store_down"):
         return False
     hosting = g.setdefault("hosting", {})
     if token not in hosting:
