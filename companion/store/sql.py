@@ -29,6 +29,8 @@ from dataclasses import dataclass
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 CODE_LENGTH = 7
 CODE_GROUP = 3  # characters before the dash (a code is kept with its dash)
+CODE_SHAPE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_GROUP}}}-"
+                        f"[{CODE_ALPHABET}]{{{CODE_LENGTH - CODE_GROUP}}}")  # a code as kept
 BATCH = 500  # tokens asked in one query
 # The events recorded at a table (not imported with a record) since a time.
 _RECORDED = "FROM events WHERE at >= ? AND by != 'import'"

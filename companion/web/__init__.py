@@ -75,11 +75,10 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     if hosted:  # a server on a table has no host link of a game (its owner's serves all),
         app.register_blueprint(hosting.blueprint)  # and no operator but its owner
         app.register_blueprint(operator.blueprint)
+        host.sweep(app)
     _error_pages(app)
     proxy_guard.init(app, proxy)
     app.wsgi_app = QuietPolls(app)
-    if hosted:
-        host.sweep(app)
     return app
 
 

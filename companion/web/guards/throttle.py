@@ -9,12 +9,12 @@ import time
 
 class Throttle:
     """At most `limit` times per `window` seconds for each key (a device's address), of
-    the `kind` of thing counted, in the store `store`."""
+    the `kind` of thing counted, in the store `store`; keys kept hashed with `secret`."""
 
-    def __init__(self, store, kind: str, limit: int, window: float, clock=time.time):
-        self.store, self.kind, self.limit, self.window, self.clock = (
-            store, kind, limit, window, clock)
-        self._secret = store.secret("session_key").encode()
+    def __init__(self, store, secret: bytes, kind: str, limit: int, window: float,
+                 clock=time.time):
+        self.store, self._secret, self.kind, self.limit, self.window, self.clock = (
+            store, secret, kind, limit, window, clock)
 
     def blocked(self, key: str) -> int:
         """Seconds until `key` may try again (0: it may now)."""
@@ -42,5 +42,5 @@ def throttle(app, kind: str, limit: int, window: float) -> Throttle:
     """The app's Throttle of `kind` (made on first use)."""
     kept = app.extensions.setdefault("throttles", {})
     if kind not in kept:
-        kept[kind] = Throttle(app.config["STORE"], kind, limit, window)
+        kept[kind] = Throttle(app.config["STORE"], app.secret_key.encode(), kind, limit, window)
     return kept[kind]

@@ -1,7 +1,6 @@
 """The host's device: the list of games, a new game, importing a record, the devices
 granted host rights; and for every other device, the welcome page with its game code. On a
 hosted server every device is a host's of the games it starts: its list shows those."""
-import re
 import secrets
 import threading
 import time
@@ -16,7 +15,7 @@ from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
 from companion.rules.setup import check_families, check_players, clean_family
 from companion.store import games, listing
-from companion.store.sql import CODE_ALPHABET, CODE_GROUP, CODE_LENGTH, game_code
+from companion.store.sql import CODE_SHAPE, game_code
 from companion.web.forms import device_label, platform_label, whole
 from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
                                         make_host, own_device_token)
@@ -32,7 +31,6 @@ CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
 WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
 EVERYONE = ""  # the server's count of wrong codes, whatever the address
 GAMES_PER_PAGE = 20  # of the host's list
-CODE_SHAPE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_GROUP}}}-[{CODE_ALPHABET}]{{{CODE_LENGTH - CODE_GROUP}}}")
 GAMES_PER_HOUR = 20  # games one address may start on a hosted server
 SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
 
@@ -63,9 +61,8 @@ def typed_code(text: str) -> str:
     (any spaces and dashes, any case); what cannot be a code, in capitals."""
     characters = "".join(character for character in text.upper() if not (
         character.isspace() or unicodedata.category(character) == "Pd"))
-    if len(characters) == CODE_LENGTH and set(characters) <= set(CODE_ALPHABET):
-        return game_code(characters)
-    return characters
+    code = game_code(characters)
+    return code if CODE_SHAPE.fullmatch(code) else characters
 
 
 def token_of_code(code: str) -> str | None:

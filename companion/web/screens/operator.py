@@ -1,8 +1,6 @@
 """The operator of a hosted server: with the key given in the environment
 (TEMPLARI_OPERATOR_KEY) a browser reads the server's use and removes a game by its code.
 A server without that key, or on a table, has no such page."""
-import hashlib
-import hmac
 import os
 import secrets
 import time
@@ -11,7 +9,7 @@ from flask import (Blueprint, abort, current_app, redirect, render_template, req
                    url_for)
 
 from companion.rules.phrase import N_, Phrase
-from companion.web.guards.throttle import Throttle, throttle
+from companion.web.guards.throttle import Throttle, hashed, throttle
 from companion.web.pages import store
 from .host import token_of_code, typed_code
 
@@ -87,7 +85,7 @@ def _signed_in() -> bool:
 
 def _mark(key: str) -> str:
     """What the session keeps to say it typed `key` (not the key itself)."""
-    return hmac.new(current_app.secret_key.encode(), key.encode(), hashlib.sha256).hexdigest()
+    return hashed(current_app.secret_key.encode(), key)
 
 
 def _tries() -> Throttle:

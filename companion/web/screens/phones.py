@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, abort, current_app, redirect, request, url_for
 
 from companion.rules.phrase import N_, Phrase
+from companion.web.guards.roles import hosted
 from companion.web.pages import game_or_404, store
 
 SETTING = "phone_url"
@@ -30,7 +31,7 @@ def phone_url() -> str | None:
     """The address phones are shown now, None if they cannot reach this server; on a
     hosted server, the public address this device opened (through the proxy: as it
     tells)."""
-    if current_app.config["HOSTED"]:
+    if hosted():
         return request.host_url.rstrip("/")
     offered = [url for url, _ in current_app.config["PHONE_URLS"]]
     chosen = store().setting(SETTING) if len(offered) > 1 else None
