@@ -18,7 +18,6 @@ for a worker and how long the app took (wall and CPU time of its thread).
 """
 import argparse
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -128,17 +127,17 @@ class Stats:
 
     def install(self, app, server) -> None:
         """Time the requests that reach the Flask app of `app` (behind QuietPolls, which
-        must stay app.wsgi_app for the server to hold polls), from their going to the
-        worker queue of `server`."""
+        must stay app.wsgi_app for the server to hold polls), from their being handed
+        to `server`'s add_task (its Gate, which puts a change first in the worker queue):
+        when a held poll's game moves, from then."""
         polls = app.wsgi_app
         polls.flask = self._timed(polls.flask)
-        dispatcher = server.task_dispatcher
-        add_task = dispatcher.add_task
+        add_task = server.add_task
 
         def queued(channel):
             channel.bench_queued = time.monotonic()
             add_task(channel)
-        dispatcher.add_task = queued
+        server.add_task = queued
         threading.Thread(target=self._write, daemon=True).start()
 
     def _timed(self, wsgi):
@@ -209,8 +208,6 @@ def main(argv=None) -> None:
         app, token = bare_app(), None
     else:
         app, token = companion_app(args.data_dir, args.game)
-    # waitress warns of each request that waits for a thread: what a load test is for
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     listening = bind([HOST, *args.listen], 0)
     print(listening[0].getsockname()[1], *([token] if token else []), flush=True)
     if args.processes > 1:

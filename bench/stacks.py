@@ -229,10 +229,11 @@ class GeventHeld:
         environ.pop(STAMP_READ, None)
         return self.polls(environ, start_response)
 
-    def waited(self):
-        """For the Watch: each game waited on with the stamps shown; those new since."""
+    def waited(self, games=None):
+        """For the Watch: the stamps shown of the games named (all if None) and of those
+        new since it last asked."""
         fresh, self.fresh = self.fresh, set()
-        return {token: set(shown) for token, (_, shown) in self.games.items()}, fresh
+        return _shown(self.games, fresh, games)
 
     def moved(self, tokens) -> None:
         """The Watch says these games moved: their polls go on."""
@@ -240,6 +241,13 @@ class GeventHeld:
             waiting = self.games.pop(token, None)
             if waiting is not None:
                 waiting[0].set()
+
+
+def _shown(waiting: dict, fresh: set, games) -> dict:
+    """What a Watch asks of the polls `waiting` (token: (event, stamps shown)): the stamps
+    shown of the `games` named (all if None) and of the games `fresh`."""
+    asked = waiting.keys() if games is None else (fresh | games) & waiting.keys()
+    return {token: set(waiting[token][1]) for token in asked}
 
 
 def _serve_gevent(app, kind: str, sock, one_db: bool) -> None:
@@ -252,7 +260,8 @@ def _serve_gevent(app, kind: str, sock, one_db: bool) -> None:
         if one_db:  # a connection per OS thread, as Store means it (one here), not per greenlet
             store._local = monkey.get_original("_thread", "_local")()
             watched = Store(store.path.parent)  # the Watch's own connection...
-            watched.committed = store.committed  # ...poked by the app's writes
+            watched.committed = store.committed  # ...poked by the app's writes,
+            watched.written = store.written  # which name their games
         held = GeventHeld(app.wsgi_app, HOLD)
         Watch(watched, held.waited, held.moved).start()  # a greenlet, once patched
         handler = held
@@ -314,10 +323,10 @@ class AsgiHeld:
                 if not shown and self.games.get(token, (None,))[0] is event:
                     del self.games[token]
 
-    def waited(self):
+    def waited(self, games=None):
         with self.lock:
             fresh, self.fresh = self.fresh, set()
-            return {token: set(shown) for token, (_, shown) in self.games.items()}, fresh
+            return _shown(self.games, fresh, games)
 
     def moved(self, tokens) -> None:
         """The Watch's thread: wake the games' polls in the loop."""

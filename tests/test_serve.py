@@ -17,6 +17,7 @@ from companion import cli
 from companion.rules.record import parse_event
 from companion.server import channel, network, serve, waitress_api
 from companion.server.loop import Loop
+from companion.server.drawing import AT_ONCE, Drawing
 from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app
@@ -284,11 +285,13 @@ def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tm
 
     app.add_url_rule("/slow", "slow", slow)
     poll = _new_game(app)
-    with _served(app) as (port, _):
+    with _served(app) as (port, server):
         busy = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(threads)]
         for connection in busy:
             connection.request("GET", "/slow")
-        assert all(arrived.acquire(timeout=10) for _ in busy)  # every worker is drawing
+        # every worker has a page: AT_ONCE of them drawing it, the others waiting their turn
+        assert all(arrived.acquire(timeout=10) for _ in range(AT_ONCE))
+        _until(lambda: server.task_dispatcher.active_count == threads, "every worker is busy")
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answers = []
         for _ in range(2):
@@ -468,6 +471,28 @@ def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path,
         _until(lambda: len(held) == 0, "a poll whose client went is forgotten")
 
 
+def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_the_loop_s(tmp_path, database):
+    """A held poll whose game moved is drawn at the stamp the news.Watch read, and a poll
+    that shows an old stamp at the one the loop read for it: the database is not asked
+    the game's stamp again (a café's 80 changes a second wake 480 screens)."""
+    app = create_app(tmp_path / "data", database=database)
+    poll = _new_game(app)
+    store, token = app.config["STORE"], poll.split("/")[2]
+    with _served(app, hold=30) as (port, _):
+        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        answer = []
+        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
+        waiting.start()
+        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+        asked = []
+        store.stamp = lambda token: asked.append(token) or type(store).stamp(store, token)
+        _reveal_elsewhere(store, token)
+        waiting.join()
+        assert answer[0][0] == 200 and "red" in answer[0][1] and asked == []
+        assert _poll(phone, poll)[0] == 200 and asked == [token]  # the loop's question
+        phone.close()
+
+
 def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database):
     """Another process writes to the games (a second server process, or on PostgreSQL
     another machine's): the held poll learns of it from the database (SQLite's data
@@ -498,18 +523,73 @@ def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(t
     """The race: a change committed between a poll's look at the stamp and its being held
     is news the Watch may have had already; it reads the stamps of the games newly waited
     on anyway."""
-    from companion.store.news import Watch
+    from companion.store.news import News, Watch
     app = create_app(tmp_path / "data")
     store, token = app.config["STORE"], _new_game(app).split("/")[2]
-    moved = []
+    moved, fresh = [], set()
     shown = {token: {store.stamp(token) - 1}}  # the stamp before a change
-    watch = Watch(store, lambda: (shown, fresh), moved.append)
-    fresh = set()
-    watch.look(changed=False)
+
+    def waited(games):
+        asked = shown.keys() if games is None else (games | fresh) & shown.keys()
+        return {game: shown[game] for game in asked}
+
+    watch = Watch(store, waited, moved.append)
+    watch.look(News())
     assert moved == []  # nothing committed, no game newly waited on: nothing read
-    fresh = {token}
-    watch.look(changed=False)
-    assert moved == [[token]]
+    fresh.add(token)
+    watch.look(News())
+    assert moved == [{token: store.stamp(token)}]
+
+
+def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_at_most_every_80_ms(tmp_path):
+    """A change this process makes names its game: the Watch reads that game's stamp
+    alone. A change it cannot name (another process's, seen in SQLite's data version)
+    has it read every game waited on, but not more often than every FULL_EVERY seconds
+    (a café of 400 tables changes 80 times a second)."""
+    from companion.store import news
+    app = create_app(tmp_path / "data")
+    store = app.config["STORE"]
+    first, second = (_new_game(app).split("/")[2] for _ in range(2))
+    asked, now = [], [100.0]
+    shown = {first: {store.stamp(first)}, second: {store.stamp(second)}}
+
+    def waited(games):
+        asked.append(games)
+        return {game: shown[game] for game in (shown if games is None else games & shown.keys())}
+
+    moved = []
+    watch = news.Watch(store, waited, moved.append, clock=lambda: now[0])
+    changes = store.news()
+    changes.wait(0)
+    _reveal_elsewhere(store, first)  # (a thread of its own: SQLite's data version moves for
+    heard = changes.wait(0)  # the other connections' commits, not this one's)
+    assert heard.games == {first} and heard.anywhere  # the data version moved as well
+    watch.look(heard)
+    assert asked == [None] and moved == [{first: store.stamp(first)}]  # the first full look
+    shown[first] = {store.stamp(first)}
+    _reveal_elsewhere(store, second)
+    now[0] += news.FULL_EVERY / 2
+    watch.look(changes.wait(0))
+    assert asked[1:] == [{second}] and moved[1:] == [{second: store.stamp(second)}]  # too soon
+    # for a full look
+    assert watch._patience() == pytest.approx(news.FULL_EVERY / 2)  # one is due
+    shown[second] = {store.stamp(second)}
+    now[0] += news.FULL_EVERY
+    watch.look(changes.wait(0))
+    assert asked[2:] == [None] and len(moved) == 2  # nothing else moved
+    watch.look(changes.wait(0))
+    assert asked[3:] == [frozenset()] and watch._patience() == news.WATCH_EVERY
+
+
+def _reveal_elsewhere(store, token: str) -> None:
+    """A lot revealed in the game `token` by another thread (its own connection)."""
+    reveal = parse_event({"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                                      {"family": "blue", "number": 2}]})
+    game = games.load(store, token)
+    writer = threading.Thread(target=games.append,
+                              args=(store, game, game.version, reveal, "host"))
+    writer.start()
+    writer.join()
 
 
 def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):
@@ -521,3 +601,83 @@ def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         assert _poll(phone, poll + "&now=1") == (204, "")
         phone.close()
+
+
+def _drawing_app(seen: list, lock, release: dict):
+    """A WSGI app that notes each request going in and out, held until its method's
+    event in `release` is set (if there is one)."""
+    def app(environ, start_response):
+        with lock:
+            seen.append(("in", environ["PATH_INFO"]))
+        if environ["REQUEST_METHOD"] in release:
+            release[environ["REQUEST_METHOD"]].wait(10)
+        with lock:
+            seen.append(("out", environ["PATH_INFO"]))
+        start_response("200 OK", [])
+        return [b""]
+    return app
+
+
+def _ask(drawing, method: str, path: str) -> None:
+    list(drawing({"REQUEST_METHOD": method, "PATH_INFO": path}, lambda *_: None))
+
+
+def _turns_free(drawing) -> int:
+    """How many drawings may start now."""
+    taken = 0
+    while drawing.turns.acquire(blocking=False):
+        taken += 1
+    for _ in range(taken):
+        drawing.turns.release()
+    return taken
+
+
+def test_two_screens_are_drawn_at_once_and_an_action_does_not_wait_its_turn():
+    """drawing.Drawing: while two screens are being drawn, a third waits for one of them
+    to end, and an action is served at once (a player waits for its answer)."""
+    seen, lock, release = [], threading.Lock(), {"GET": threading.Event()}
+    drawing = Drawing(_drawing_app(seen, lock, release))
+    screens = [threading.Thread(target=_ask, args=(drawing, "GET", f"/screen{n}"))
+               for n in range(3)]
+    for screen in screens[:2]:
+        screen.start()
+    _until(lambda: len(seen) == 2, "two screens are being drawn")
+    assert _turns_free(drawing) == 0
+    screens[2].start()
+    _ask(drawing, "POST", "/act")
+    assert seen[2:] == [("in", "/act"), ("out", "/act")]  # while both screens are drawn
+    release["GET"].set()
+    for screen in screens:
+        screen.join()
+    third = seen.index(("in", "/screen2"))
+    assert ("out", "/screen0") in seen[:third] or ("out", "/screen1") in seen[:third]
+
+
+def test_a_screen_is_drawn_after_the_action_in_the_app_or_after_changes_first_seconds(monkeypatch):
+    """A drawing waits for the change in the app to end (the player's answer comes first),
+    but never more than CHANGES_FIRST seconds: a change stuck on the database does not
+    freeze every screen."""
+    from companion.server import drawing as drawing_module
+    seen, lock, release = [], threading.Lock(), {"POST": threading.Event()}
+    drawing = Drawing(_drawing_app(seen, lock, release))
+    action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
+    action.start()
+    _until(lambda: seen == [("in", "/act")], "the action is in the app")
+    screen = threading.Thread(target=_ask, args=(drawing, "GET", "/screen"))
+    screen.start()
+    _until(lambda: _turns_free(drawing) == AT_ONCE - 1, "the screen has its turn")
+    assert seen == [("in", "/act")]  # it waits for the action
+    release["POST"].set()
+    action.join()
+    screen.join()
+    assert seen == [("in", "/act"), ("out", "/act"), ("in", "/screen"), ("out", "/screen")]
+    monkeypatch.setattr(drawing_module, "CHANGES_FIRST", 0)
+    seen.clear()
+    release["POST"].clear()
+    action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
+    action.start()
+    _until(lambda: seen == [("in", "/act")], "the action is in the app")
+    _ask(drawing, "GET", "/screen")  # at once: the action took too long
+    release["POST"].set()
+    action.join()
+    assert seen[:3] == [("in", "/act"), ("in", "/screen"), ("out", "/screen")]

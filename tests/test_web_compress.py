@@ -132,12 +132,12 @@ HOLE = "csrf-hole"
 def test_a_screen_with_holes_unzips_to_itself_with_any_words_in_them(pieces, words):
     """compress.Holed: whatever the text, where the holes fall and the words put in them
     (of the length the holes were made for, or not), the gzip is the filled text, for
-    the first device (zipped whole) and the next ones (the pieces deflated once)."""
+    the first two devices (zipped whole) and the next ones (the pieces deflated once)."""
     text = HOLE.join(piece.replace(HOLE, "") for piece in pieces)
     holed = compress.Holed(text, HOLE, 43)
     filled = text.replace(HOLE, words).encode()
     assert holed.filled(words) == filled
-    for _ in ("first device", "second device", "third device"):
+    for _ in ("first device", "second device", "third device", "fourth device"):
         assert gzip.decompress(holed.gzip(words)) == filled
 
 
@@ -145,7 +145,8 @@ def test_a_screen_with_holes_is_about_as_small_as_if_zipped_whole(host, game):
     """A piece refers back to the pieces before it: a table page with its six tokens is
     at most a fifth larger than the same page zipped whole."""
     page = host.get(f"/g/{game}")
-    host.get(f"/g/{game}", headers=GZIP)  # the first device's, zipped whole
+    for _ in range(2):
+        host.get(f"/g/{game}", headers=GZIP)  # the first two devices', zipped whole
     zipped = host.get(f"/g/{game}", headers=GZIP).data
     assert page.data.count(b'name="csrf_token"') >= 2
     assert len(zipped) <= 1.2 * len(gzip.compress(page.data, compress.PAGE_LEVEL))

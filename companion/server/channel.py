@@ -4,10 +4,14 @@ what one address may hold and send is limited (guard.py), an answer without a bo
 its connection open, and a poll that finds nothing new is held by the event loop until
 its game moves (a Watch of the store tells, whichever process moved it) or HOLD seconds
 pass, without a worker thread: every screen shows a change as it happens, and a screen
-where nothing happens asks a few times a minute."""
+where nothing happens asks a few times a minute. A change (a POST) goes to the first
+free worker, before the screens' polls: a player waits for its answer. The loop leaves
+out of its turns a connection waiting for a worker, and does not try to send for one a
+worker serves (it sends for itself)."""
 import threading
 import time
 from collections import OrderedDict
+from functools import partial
 
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
@@ -16,6 +20,7 @@ from waitress.utilities import build_http_date
 
 from companion.store.news import Watch
 from companion.web.guards.proxy import PROXY
+from companion.web.pages import STAMP_READ
 from companion.web.polls import NOTHING_NEW, QuietPolls
 from .guard import PIPELINED, Guard, SlowHeaders
 
@@ -42,7 +47,8 @@ def install(sockets, app) -> None:
     held = Held(app.config.get("POLL_HOLD", HOLD)) if polls is not None and listeners else None
     for listener in listeners:
         listener.channel_class = Admission(guard)
-        listener.add_task = Gate(listener.add_task, polls, guard, held)
+        listener.add_task = Gate(listener.add_task, polls, guard, held,
+                                 first=partial(_first, listener.task_dispatcher))
         listener.maintenance = Sweep(listener, guard)
     if held is not None:
         app.extensions[HELD_POLLS] = held
@@ -87,21 +93,25 @@ class Held:
             self._fresh.add(token)
         channel.held = self
 
-    def waited(self) -> tuple[dict[str, set[int]], set[str]]:
-        """For the Watch: each game waited on with the stamps its screens show, and the
-        games newly waited on since it last asked."""
+    def waited(self, games=None) -> dict[str, set[int]]:
+        """For the Watch: the stamps the screens of each game waited on show, of the
+        `games` named (every one if None) and of those newly waited on since it last
+        asked."""
         with self._lock:
             fresh, self._fresh = self._fresh, set()
-            return {token: set(shown.values()) for token, shown in self._games.items()}, fresh
+            asked = self._games.keys() if games is None else (fresh | games) & self._games.keys()
+            return {token: set(self._games[token].values()) for token in asked}
 
-    def wake(self, tokens) -> None:
-        """The polls of the games `tokens` go on (the loop's thread)."""
+    def wake(self, moved: dict) -> None:
+        """The polls of the games that `moved` (token: the stamp the Watch read) go on,
+        each drawn at that stamp (the loop's thread)."""
         with self._lock:
-            woken = [channel for token in tokens for channel in self._games.pop(token, ())]
-            for channel in woken:
+            woken = [(channel, stamp) for token, stamp in moved.items()
+                     for channel in self._games.pop(token, ())]
+            for channel, _ in woken:
                 del self._until[channel]
-        for channel in woken:
-            _release(channel, None)
+        for channel, stamp in woken:
+            _release(channel, None, stamp)
 
     def expire(self) -> None:
         """The polls whose time is up are answered 204 (the loop's thread)."""
@@ -142,9 +152,10 @@ class Held:
         return len(self._until)
 
 
-def _release(channel, answer: bytes | None) -> None:
+def _release(channel, answer: bytes | None, stamp: int | None = None) -> None:
     """A held poll goes on: answered `answer` (then the requests behind it, if any, go
-    to the Gate), or, without one, to its listener's Gate."""
+    to the Gate), or, without one, to its listener's Gate, which passes it to a worker at
+    once if its game's `stamp` is known (the Watch read it)."""
     channel.held = None
     _ask_again(channel)
     with channel.requests_lock:
@@ -160,6 +171,8 @@ def _release(channel, answer: bytes | None) -> None:
                 if _waits_to_continue(channel):
                     channel.send_continue()
                 return
+        elif stamp is not None:
+            _stamp_read(channel.requests[0], stamp)
         channel.server.add_task(channel)  # the Gate
 
 
@@ -209,12 +222,28 @@ class Sweep:
         self.guard.forget_idle()
 
 
+def _stamp_read(request, stamp: int | None = None) -> int | None:
+    """The stamp of its game read for `request` (a poll) in the loop: kept with it if given,
+    for the worker that serves it (KeepAliveTask), and returned."""
+    if stamp is not None:
+        request.templari_stamp = stamp
+    return getattr(request, "templari_stamp", None)
+
+
 class KeepAliveTask(WSGITask):
     """waitress closes the connection after an HTTP/1.1 answer without a Content-Length,
     and drops the Content-Length of a 204 or a 304 (which never have a body, RFC 9110),
     so every one of those closed its connection: each poll that found nothing new (204)
     had to open a new one. An answer without a body ends with its headers, so the
     connection can take the next request: it stays open unless the client asked to close."""
+
+    def get_environment(self) -> dict:
+        """waitress's environ, with the stamp the loop read for this poll (`STAMP_READ`)."""
+        environ = super().get_environment()
+        stamp = _stamp_read(self.request)
+        if stamp is not None:
+            environ[STAMP_READ] = stamp
+        return environ
 
     def set_close_on_finish(self) -> None:
         if (self.version == "1.1" and not self.has_body
@@ -231,6 +260,32 @@ class Channel(HTTPChannel):
     task_class = KeepAliveTask
     guard = None
     held = None  # the Held keeping this connection's poll, while it does
+    queued = False  # whether its request waits for a worker (loop.Turns asks it no more)
+    served_by = None  # the worker thread serving its request, while one does
+
+    def service(self) -> None:
+        """A worker serves the request: the loop asks the connection at every turn again,
+        and takes over what the worker could not send when it is done."""
+        self.queued, self.served_by = False, threading.get_ident()
+        _ask_again(self)
+        try:
+            super().service()
+        finally:
+            if self.served_by == threading.get_ident():  # (not yet another worker's)
+                self.served_by = None
+            if self.total_outbufs_len:
+                _ask_again(self)
+                self.server.pull_trigger()
+
+    def writable(self) -> bool:
+        """As waitress's, but not while a worker serves the request and sends its answer
+        itself (unless it waits for room): waitress's loop would find the connection
+        writable and try, at every turn, to take the lock the worker holds, spinning while
+        the worker waits for Python's lock (the loop took 50% of a core that way)."""
+        if (self.served_by is not None and not (self.will_close or self.close_when_flushed)
+                and self.total_outbufs_len <= self.adj.outbuf_high_watermark):
+            return False
+        return super().writable()
 
     def readable(self) -> bool:
         if self.held is not None:  # a request waits, but no worker has it
@@ -260,10 +315,13 @@ class Gate:
     a connection with too many requests waiting is closed; a request over its address's
     rate is answered 429 in words, and a poll that finds nothing new (web/polls.py, the
     request a café sends most) is held until its game moves (or, where nothing holds,
-    answered 204 at once), with no worker thread; any other goes to a worker."""
+    answered 204 at once), with no worker thread; any other goes to a worker, a change
+    first."""
 
-    def __init__(self, dispatch, polls: QuietPolls | None, guard: Guard, held: Held | None):
+    def __init__(self, dispatch, polls: QuietPolls | None, guard: Guard, held: Held | None,
+                 first=None):
         self.dispatch, self.polls, self.guard, self.held = dispatch, polls, guard, held
+        self.first = first or dispatch
 
     def __call__(self, channel) -> None:
         if len(channel.requests) > PIPELINED:
@@ -277,7 +335,11 @@ class Gate:
                 break
             channel.requests.pop(0).close()
         if channel.requests:
-            self.dispatch(channel)
+            channel.queued = True
+            if channel.requests[0].command in ("GET", "HEAD"):
+                self.dispatch(channel)
+            else:  # a change: a player waits for its answer, before the other screens
+                self.first(channel)
         elif _waits_to_continue(channel):  # as waitress's worker does when none is left
             channel.send_continue()
 
@@ -295,8 +357,12 @@ class Gate:
                 or request.expect_continue
                 or request.headers.get("CONNECTION", "").lower() == "close"):
             return False
-        unchanged = self.polls.unchanged(_environ(request))
+        if _stamp_read(request) is not None:  # a held poll whose game moved
+            return False
+        environ = _environ(request)
+        unchanged = self.polls.unchanged(environ)
         if unchanged is None:
+            _stamp_read(request, environ.get(STAMP_READ))  # the worker's Flask asks no more
             return False
         if (self.held is not None and len(channel.requests) == 1
                 and channel.request in (None, request)  # (waitress clears it after this)
@@ -308,6 +374,13 @@ class Gate:
 
 
 HELD = "held"  # what Gate._answered says of a poll it held
+
+
+def _first(dispatcher, channel) -> None:
+    """Put `channel` first in the queue of waitress's worker threads (`dispatcher`)."""
+    with dispatcher.lock:
+        dispatcher.queue.appendleft(channel)
+        dispatcher.queue_cv.notify()
 
 
 def _hang_up(channel) -> None:

@@ -13,7 +13,12 @@ keeps one epoll set and, at each turn, asks only:
 - a connection that had an event at the last turn, or was not idle after it (a request
   under way, an answer waiting to be sent, a close to come). A worker thread changes a
   connection only while it serves one of its requests, so while it is asked at every
-  turn, and wakes the loop with waitress's trigger when it is done.
+  turn, and wakes the loop with waitress's trigger when it is done. A connection whose
+  request waits for a worker (`queued`) is not asked until a worker takes it (the
+  connection then notes its number in the map): while the workers are behind, a turn
+  would otherwise ask every connection in their queue, and the loop, turning at every
+  event, would take the time the workers need (a café of 150 tables fell behind that
+  way, the loop at 65% of a core).
 
 An idle connection (nothing under way: it wants to read, nothing else) stays in the epoll
 set as it is until it has something to say. Used where there is epoll (Linux).
@@ -118,7 +123,7 @@ class Turns:
             cleanup = getattr(obj, "next_channel_cleanup", None)
             mask = _wants(obj)
             maintained |= cleanup is not None and obj.next_channel_cleanup != cleanup
-            if mask != IDLE:
+            if mask != IDLE and not getattr(obj, "queued", False):
                 self.busy.add(number)
             if self.known.get(number) is not obj or self.masks[number] != mask:
                 self._register(number, obj, mask)

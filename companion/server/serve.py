@@ -22,6 +22,7 @@ from companion.store.sql import shown
 from companion.web import create_app
 from companion.web.render.qr import qr_text
 from . import network, waitress_api
+from .drawing import Drawing
 from .network import DEFAULT_PORT
 
 PORTS_TRIED = 10  # the default port and the next ones, when another program has it
@@ -290,7 +291,8 @@ def create_server(app, map=None, **options):
     """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
     `waitress_options`), not started: `run()` serves. Its sockets are in `map`. With what
     it uses of waitress (waitress_api.py), the server has a loop of its own (loop.py, where
-    there is epoll) and answers polls in it (channel.py); without, waitress's own."""
+    there is epoll) and answers polls in it (channel.py); without, waitress's own. The
+    app draws AT_ONCE screens at a time (drawing.py)."""
     gone = waitress_api.missing()
     if gone:
         print(waitress_api.fallback_line(gone), file=sys.stderr)
@@ -307,7 +309,7 @@ def create_server(app, map=None, **options):
         sockets = map if map is not None else Sockets()
     else:
         sockets = map if map is not None else {}
-    server = waitress.create_server(app, map=sockets, **options)
+    server = waitress.create_server(Drawing(app), map=sockets, **options)
     if own_loop:
         server.asyncore = Loop()  # the loop `run()` turns: see companion/server/loop.py
     if not gone:
@@ -319,6 +321,9 @@ def create_server(app, map=None, **options):
     # 50-65 ms each, several times a minute; a poll caught behind one waited as long).
     gc.collect()  # (what is garbage already is freed, not kept for good)
     gc.freeze()
+    # waitress warns of every request that waits for a free worker thread: a busy moment,
+    # not a fault (the host's terminal filled with them in a café).
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     return server
 
 

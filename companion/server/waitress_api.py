@@ -17,16 +17,18 @@ USED = {
     "waitress.server": {
         "BaseWSGIServer": ("channel_class", "add_task", "adj", "next_channel_cleanup",
                            "asyncore", "accepting", "readable", "writable", "maintenance",
-                           "active_channels", "trigger", "_fileno"),
+                           "active_channels", "trigger", "task_dispatcher", "_fileno"),
     },
     "waitress.channel": {
         "HTTPChannel": ("task_class", "requests", "request", "connected", "server",
                         "total_outbufs_len", "write_soon", "send_continue",
                         "sent_continue", "readable", "writable", "accepting", "addr",
                         "will_close", "del_channel", "requests_lock", "handle_read",
-                        "close_when_flushed", "_map", "_fileno"),
+                        "close_when_flushed", "service", "adj", "_map", "_fileno"),
     },
-    "waitress.task": {"WSGITask": ("set_close_on_finish", "version", "has_body", "request")},
+    "waitress.task": {"WSGITask": ("set_close_on_finish", "get_environment", "version",
+                                   "has_body", "request"),
+                      "ThreadedTaskDispatcher": ("lock", "queue", "queue_cv")},
     "waitress.parser": {
         "HTTPRequestParser": ("error", "version", "expect_continue", "headers_finished",
                               "headers", "command", "path", "query", "url_scheme", "close"),

@@ -16,6 +16,7 @@ import psycopg
 from psycopg import errors
 
 from companion.rules.phrase import N_, Phrase
+from .news import News
 from .sql import SQLStore, StorageFault, shown
 
 NEWS = "templari_games"  # the channel a game's change is notified on, with its token
@@ -138,7 +139,7 @@ class Store(SQLStore):
         return Notices(self.url)
 
     @contextmanager
-    def _write(self):
+    def _write(self, token: str | None = None):
         """A transaction, committed before the caller answers; a write the database
         refuses (read-only, its disk full) changes nothing and StorageFault says so."""
         try:
@@ -147,7 +148,7 @@ class Store(SQLStore):
         except tuple(error for error, _ in _REFUSALS) as error:
             raise StorageFault(next(said for kind, said in _REFUSALS
                                     if isinstance(error, kind))) from error
-        self.committed.set()
+        self._told(token)
 
     @contextmanager
     def _snapshot(self):
@@ -210,9 +211,11 @@ class Notices:
         self.connection = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         self.connection.execute(f"LISTEN {NEWS}")
 
-    def wait(self, timeout: float) -> bool:
-        """Whether a game changed (its notification came) within `timeout` seconds."""
-        return any(True for _ in self.connection.notifies(timeout=timeout, stop_after=1))
+    def wait(self, timeout: float) -> News:
+        """The games whose notification came within `timeout` seconds (from the first, the
+        others of its packet)."""
+        return News(frozenset(notice.payload for notice in
+                              self.connection.notifies(timeout=timeout, stop_after=1)))
 
 
 def _first_line(error: Exception) -> str:

@@ -10,7 +10,8 @@ shows (the database's triggers move it, whoever writes): screens poll it and cac
 keyed by it.
 
 A backend (sqlite.Store, postgres.Store) opens connections and transactions (`_connect`,
-`_write`, `_snapshot`, each yielding a connection whose `execute` takes `?` parameters),
+`_write`, `_snapshot`, each yielding a connection whose `execute` takes `?` parameters;
+`_write` tells the news.Watch of the commit, and of its game when it names one),
 and says how it locks a game's row for a change (`LOCK`), which errors mean a unique
 value was taken (`TAKEN`), and in what order the journal was written (`JOURNAL_ORDER`).
 """
@@ -95,6 +96,21 @@ class SQLStore:
 
     def __init__(self):
         self.committed = threading.Event()  # set by every write of this process (news.Watch)
+        self._written: set[str] = set()  # the games it changed, until the Watch asks
+        self._written_lock = threading.Lock()
+
+    def written(self) -> frozenset[str]:
+        """The games this process changed since the last call (a news.Watch's)."""
+        with self._written_lock:
+            games, self._written = frozenset(self._written), set()
+        return games
+
+    def _told(self, token: str | None) -> None:
+        """After a commit: the news.Watch hears of it, and of its game `token` if given."""
+        if token is not None:
+            with self._written_lock:
+                self._written.add(token)
+        self.committed.set()
 
     def secret(self, name: str) -> str:
         """A random secret kept across restarts (created on first use: read otherwise, so
@@ -269,7 +285,7 @@ class SQLStore:
 
     def set_options(self, token: str, options: dict, journal: tuple) -> None:
         """Change a game's companion settings; every screen follows (the version moves on)."""
-        with self._write() as db:
+        with self._write(token) as db:
             game_id = self._game_id(db, token)
             db.execute("UPDATE games SET options = ?, version = version + 1 WHERE id = ?",
                        (json.dumps(options), game_id))
@@ -370,7 +386,7 @@ class SQLStore:
         """Give a device the seat; SeatTaken if another device holds it."""
         seat_token = secrets.token_urlsafe(16)
         try:
-            with self._write() as db:
+            with self._write(token) as db:
                 db.execute("INSERT INTO seats VALUES (?, ?, ?)",
                            (self._game_id(db, token), seat, seat_token))
         except self.TAKEN:
@@ -379,7 +395,7 @@ class SQLStore:
 
     def free_seat(self, token: str, seat: int) -> None:
         """Let another device take the seat."""
-        with self._write() as db:
+        with self._write(token) as db:
             db.execute("DELETE FROM seats WHERE game_id = ? AND seat = ?",
                        (self._game_id(db, token), seat))
 
@@ -415,7 +431,7 @@ class SQLStore:
     def _change(self, token: str, version: int):
         """A write transaction on one game's log that bumps its version; the list it yields
         holds the game's stamp before the change and, once made, after it."""
-        with self._write() as db:
+        with self._write(token) as db:
             row = db.execute("SELECT id, version, stamp FROM games WHERE token = ?" + self.LOCK,
                              (token,)).fetchone()
             if row is None or row[1] != version:

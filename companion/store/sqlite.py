@@ -17,6 +17,7 @@ from pathlib import Path
 
 from companion.rules.phrase import N_, Phrase
 from . import wal
+from .news import News
 from .sql import CODE_LENGTH, SQLStore, StorageFault, free_code
 
 _SCHEMA = """
@@ -151,6 +152,12 @@ class Store(SQLStore):
             raise StorageFault(_start_fault(self.path, _code(error), error)) from None
         self._file = _identity(self.path)
         self._local = threading.local()  # each thread's connection, kept between requests
+        # This process's writers take turns here rather than in SQLite's busy handler,
+        # which sleeps 1, 2, 5, 10... ms between tries: a thread waiting for Python's
+        # lock in the middle of its transaction held the others that long (actions of a
+        # café of 200 tables took up to a second). Other processes' writers still wait
+        # in SQLite's.
+        self._writing = threading.Lock()
 
     def _prepare(self, db) -> None:
         """The tables, made or brought up to date in one write (so a lock held by another
@@ -189,11 +196,11 @@ class Store(SQLStore):
             return db.execute("PRAGMA data_version").fetchone()[0]
 
     @contextmanager
-    def _write(self):
+    def _write(self, token: str | None = None):
         """BEGIN IMMEDIATE ... COMMIT: committed before the caller answers; on a full or
         read-only disk, nothing is written and StorageFault says so."""
         try:
-            with self._connect() as db:
+            with self._writing, self._connect() as db:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     yield db
@@ -202,7 +209,7 @@ class Store(SQLStore):
                         db.execute("ROLLBACK")
                     raise
                 db.execute("COMMIT")
-            self.committed.set()
+            self._told(token)
         except sqlite3.OperationalError as error:
             if _code(error) not in _DISK_ERRORS:
                 raise
@@ -293,13 +300,14 @@ class Changes:
     def __init__(self, store: Store):
         self.store, self.version = store, None
 
-    def wait(self, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for a write of this process; whether any
-        connection committed since the last call."""
+    def wait(self, timeout: float) -> News:
+        """Wait up to `timeout` seconds for a write of this process: the games it changed
+        since the last call, and whether any connection committed meanwhile."""
         if self.store.committed.wait(timeout):
             self.store.committed.clear()
+        games = self.store.written()
         version, self.version = self.version, self.store.data_version()
-        return version != self.version
+        return News(games, version != self.version)
 
 def _check_directory(directory: Path) -> None:
     """The data directory exists (made if need be) and this user may write in it."""

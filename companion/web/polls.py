@@ -5,7 +5,8 @@ Each screen asks every second or so whether its game's stamp is still the one it
 answered here, in front of Flask: the Host header checked as for every request (see
 roles), one query on the thread's open connection, and a 204 with no body and the usual
 security headers. Anything else, or any doubt, goes on to Flask, which answers it the
-same way (`pages.live_or_204`) or draws the screen afresh.
+same way (`pages.live_or_204`) or draws the screen afresh; so does a poll whose game's
+stamp the server's loop has read already (server/channel.py), with that stamp.
 """
 import re
 import sqlite3
@@ -29,7 +30,7 @@ class QuietPolls:
         self.app, self.flask = app, app.wsgi_app
 
     def __call__(self, environ, start_response):
-        if self.unchanged(environ) is not None:
+        if STAMP_READ not in environ and self.unchanged(environ) is not None:
             start_response("204 NO CONTENT", list(NOTHING_NEW))
             return []
         return self.flask(environ, start_response)

@@ -83,8 +83,8 @@ def _file_gzip(response) -> bytes:
 
 class Holed:
     """A text kept for many devices, the same for all but for holes where each puts its
-    own words of a known length (its CSRF token). The first device's answer is compressed
-    as any answer; from the second on, the pieces between the holes are deflated once,
+    own words of a known length (its CSRF token). The first two devices' answers are
+    compressed as any answer; from the third on, the pieces between the holes are deflated once,
     each ending on a byte boundary (RFC 1951), and a device's gzip is those pieces with
     its own words between them, and the checksum of the whole. A piece may refer back to
     the pieces before it (they are its dictionary), never to a hole: the holes stand in
@@ -93,9 +93,9 @@ class Holed:
     def __init__(self, text: str, hole: str, words_length: int):
         self.pieces = [piece.encode() for piece in text.split(hole)]
         self.words_length = words_length
-        # bytes of text kept (once a second device asks, the pieces deflated add a third)
+        # bytes of text kept (once a third device asks, the pieces deflated add a third)
         self.size = sum(map(len, self.pieces))
-        self._asked = False
+        self._asked = 0  # devices that had it compressed whole
         self._deflated: list[bytes] | None = None
 
     def filled(self, words: str) -> bytes:
@@ -103,8 +103,8 @@ class Holed:
         return words.encode().join(self.pieces)
 
     def gzip(self, words: str) -> bytes:
-        """The gzip of `filled(words)`: compressed whole for the first device (and for
-        words not of the holes' length), else made of the pieces deflated once."""
+        """The gzip of `filled(words)`: compressed whole for the first two devices (and
+        for words not of the holes' length), else made of the pieces deflated once."""
         filler = words.encode()
         if len(filler) != self.words_length or not self._shared():
             return gzip.compress(self.filled(words), PAGE_LEVEL, mtime=0)
@@ -121,12 +121,13 @@ class Holed:
         return b"".join(out)
 
     def _shared(self) -> bool:
-        """Whether the pieces are deflated: at the second device's gzip, since deflating
-        them costs twice what compressing one answer does (a screen shown on one phone is
-        never deflated in pieces). Two threads may both deflate them: the same bytes."""
+        """Whether the pieces are deflated: at the third device's gzip, since deflating
+        them costs twice what compressing one answer does (a screen shown on one phone, or
+        on a table's screen and once more to answer its own poll, is never deflated in
+        pieces). Two threads may both deflate them: the same bytes."""
         if self._deflated is None:
-            if not self._asked:
-                self._asked = True
+            if self._asked < 2:
+                self._asked += 1
                 return False
             # a piece's NUL could otherwise refer into a hole
             referable = b"\0" not in b"".join(self.pieces)
