@@ -444,26 +444,36 @@ def _until(condition, what: str) -> None:
         time.sleep(0.01)
 
 
-def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path, database):
-    """A screen's poll that finds nothing new waits (30 s here); a sale made meanwhile
-    answers it at once with the new part, which shows the payment (R8); the same
-    connection's next poll is held again."""
+@contextmanager
+def _one_poll_held(tmp_path, database):
+    """A new game on the table's server and a phone's poll of it, held (30 s): the app,
+    the port, the phone's connection, the poll's URL, and its answer when it comes."""
     app = create_app(tmp_path / "data", database=database)
     poll = _new_game(app)
-    store, token = app.config["STORE"], poll.split("/")[2]
     with _served(app, hold=30) as (port, _):
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answer = []
         waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
         waiting.start()
+        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+
+        def answered() -> tuple[int, str]:
+            waiting.join()
+            return answer[0]
+        yield app, port, phone, poll, answered
+        phone.close()
+
+
+def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path, database):
+    """A screen's poll that finds nothing new waits (30 s here); a sale made meanwhile
+    answers it at once with the new part, which shows the payment (R8); the same
+    connection's next poll is held again."""
+    with _one_poll_held(tmp_path, database) as (app, port, phone, poll, answered):
+        store, token = app.config["STORE"], poll.split("/")[2]
         held = app.extensions[channel.HELD_POLLS]
-        _until(lambda: len(held) == 1, "the poll is held")
-        game = games.load(store, token)
-        games.append(store, game, game.version, parse_event(
-            {"type": "reveal", "cards": [{"family": "red", "number": 1},
-                                         {"family": "blue", "number": 2}]}), "host")
-        waiting.join()
-        assert answer[0][0] == 200 and "red" in answer[0][1]  # within 10 s, not 30
+        _reveal_elsewhere(store, token)
+        status, part = answered()
+        assert status == 200 and "red" in part  # within 10 s, not 30
         phone.sock.sendall(f"GET /g/{token}/live?v={store.stamp(token)} HTTP/1.1\r\n"
                            f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
         _until(lambda: len(held) == 1, "the next poll is held")
@@ -475,37 +485,21 @@ def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_th
     """A held poll whose game moved is drawn at the stamp the news.Watch read, and a poll
     that shows an old stamp at the one the loop read for it: the database is not asked
     the game's stamp again (a café's 80 changes a second wake 480 screens)."""
-    app = create_app(tmp_path / "data", database=database)
-    poll = _new_game(app)
-    store, token = app.config["STORE"], poll.split("/")[2]
-    with _served(app, hold=30) as (port, _):
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        answer = []
-        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
-        waiting.start()
-        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+    with _one_poll_held(tmp_path, database) as (app, _, phone, poll, answered):
+        store, token = app.config["STORE"], poll.split("/")[2]
         asked = []
         store.stamp = lambda token: asked.append(token) or type(store).stamp(store, token)
         _reveal_elsewhere(store, token)
-        waiting.join()
-        assert answer[0][0] == 200 and "red" in answer[0][1] and asked == []
+        status, part = answered()
+        assert status == 200 and "red" in part and asked == []
         assert _poll(phone, poll)[0] == 200 and asked == [token]  # the loop's question
-        phone.close()
 
 
 def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database):
     """Another process writes to the games (a second server process, or on PostgreSQL
     another machine's): the held poll learns of it from the database (SQLite's data
     version, PostgreSQL's notification) and is answered."""
-    app = create_app(tmp_path / "data", database=database)
-    poll = _new_game(app)
-    token = poll.split("/")[2]
-    with _served(app, hold=30) as (port, _):
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        answer = []
-        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
-        waiting.start()
-        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+    with _one_poll_held(tmp_path, database) as (_, _, _, poll, answered):
         subprocess.run([sys.executable, "-c", (
             "import sys; from companion.rules.record import parse_event;"
             "from companion.store import games, open_store;"
@@ -513,10 +507,9 @@ def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database
             "game = games.load(store, sys.argv[2]);"
             "games.append(store, game, game.version, parse_event({'type': 'reveal', 'cards': "
             "[{'family': 'red', 'number': 1}, {'family': 'blue', 'number': 2}]}), 'host')"),
-            str(tmp_path / "data"), token, database or ""], check=True)
-        waiting.join()
-        phone.close()
-    assert answer[0][0] == 200 and "red" in answer[0][1]
+            str(tmp_path / "data"), poll.split("/")[2], database or ""], check=True)
+        status, part = answered()
+    assert status == 200 and "red" in part
 
 
 def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(tmp_path):
