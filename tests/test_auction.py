@@ -2,11 +2,14 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from companion.rules.bidding import lowest_allowed
+from companion.rules.cards import Card
 from companion.rules.events import Bid, Free, Pass, Penalty, Sold
 from companion.rules.record import dump_record, fold_record
 from companion.rules.refusal import Refusal
 from companion.rules.replay import replay_text
-from companion.rules.state import apply, auction_result, fold, result_refusal
+from companion.rules.state import apply, auction_result, fold, replace, result_refusal
+from companion.web.render.views import best_bid
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 LOT = reveal("red 1 blue 5")
@@ -169,3 +172,18 @@ def test_R3_french_rules_a_start_player_with_no_legal_bid_may_pass():
     assert (state.coins_of("Anna"), state.start_player) == (0, "Anna")
     state = apply(state, Pass("Anna"))
     assert state.players[state.auction.turn] == "Bert"
+
+
+def test_R3_R8_a_french_player_holding_every_digit_but_0_may_bid_10_not_0():
+    """French rules: only the start player may bid 0 (R8); Bert, holding every digit but 0
+    (R3), can still bid 10 if he has it, and with less has no bid at all (found by the
+    property test of tests/test_preview.py: the guide said he could bid nothing)."""
+    state = live(edition="fr")
+    bert = state.players.index("Bert")
+    every_digit_but_0 = tuple(Card("red", number) for number in range(1, 10))
+    rich = replace(state, hands=state.hands[:bert] + (every_digit_but_0,) + state.hands[bert + 1:])
+    assert lowest_allowed(rich, bert) == 10 and best_bid(rich, bert) == 10
+    assert refused(rich, Sold("Bert", 0)).rule == "R8"
+    assert apply(rich, Sold("Bert", 10)).hand_of("Bert")[-2:] == LOT.cards
+    poor = replace(rich, coins=rich.coins[:bert] + (9,) + rich.coins[bert + 1:])
+    assert lowest_allowed(poor, bert) is None and best_bid(poor, bert) is None

@@ -29,11 +29,12 @@ def lowest_bid(hand: tuple[Card, ...], coins: int) -> int | None:
 def lowest_raise(state, seat: int, high: int | None) -> int | None:
     """The lowest amount the player may bid over `high` (from 0 if nobody has bid), by
     the digits they hold and the edition, money aside (R3, R8); None if every amount
-    ends in a digit they hold."""
+    ends in a digit they hold. (Eleven amounts are enough: when 0 is the only ending
+    left and they may not bid 0 itself, 10 is theirs.)"""
     start = 0 if high is None else high + 1
     forbidden = forbidden_digits(state.hands[seat])
     barred = zero_barred(state, seat)
-    return next((amount for amount in range(start, start + 10)
+    return next((amount for amount in range(start, start + 11)
                  if amount % 10 not in forbidden and not (amount == 0 and barred)), None)
 
 

@@ -3,7 +3,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from companion.rules.bidding import bid_problems, forbidden_digits, highest_bid, lowest_raise
+from companion.rules.bidding import (bid_problems, forbidden_digits, highest_bid, lowest_raise,
+                                     zero_barred)
 from companion.rules.cards import NUMBERS, Card
 from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty,
                                     Reveal, SideSale, Sold)
@@ -394,7 +395,10 @@ def standing(state: GameState, seat: int) -> Standing | None:
 
 
 def best_bid(state: GameState, seat: int) -> int | None:
-    return highest_bid(state.hands[seat], state.coins[seat])
+    """The highest amount the player may bid and pay; None if none (a 0 they may not
+    bid, French rules, R8, is none)."""
+    best = highest_bid(state.hands[seat], state.coins[seat])
+    return None if best == 0 and zero_barred(state, seat) else best
 
 
 def describe(game: Game, index: int) -> Phrase:
