@@ -2,14 +2,13 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from companion.rules.bidding import lowest_allowed
+from companion.rules.bidding import highest_allowed, lowest_allowed
 from companion.rules.cards import Card
 from companion.rules.events import Bid, Free, Pass, Penalty, Sold
 from companion.rules.record import dump_record, fold_record
 from companion.rules.refusal import Refusal
 from companion.rules.replay import replay_text
 from companion.rules.state import apply, auction_result, fold, replace, result_refusal
-from companion.web.render.views import best_bid
 from tests.helpers import exchange, overbid, play, refused, reveal, setup
 
 LOT = reveal("red 1 blue 5")
@@ -182,8 +181,8 @@ def test_R3_R8_a_french_player_holding_every_digit_but_0_may_bid_10_not_0():
     bert = state.players.index("Bert")
     every_digit_but_0 = tuple(Card("red", number) for number in range(1, 10))
     rich = replace(state, hands=state.hands[:bert] + (every_digit_but_0,) + state.hands[bert + 1:])
-    assert lowest_allowed(rich, bert) == 10 and best_bid(rich, bert) == 10
+    assert lowest_allowed(rich, bert) == 10 and highest_allowed(rich, bert) == 10
     assert refused(rich, Sold("Bert", 0)).rule == "R8"
     assert apply(rich, Sold("Bert", 10)).hand_of("Bert")[-2:] == LOT.cards
     poor = replace(rich, coins=rich.coins[:bert] + (9,) + rich.coins[bert + 1:])
-    assert lowest_allowed(poor, bert) is None and best_bid(poor, bert) is None
+    assert lowest_allowed(poor, bert) is None and highest_allowed(poor, bert) is None

@@ -47,6 +47,13 @@ def lowest_allowed(state, seat: int) -> int | None:
     return lowest if lowest is not None and lowest <= state.coins[seat] else None
 
 
+def highest_allowed(state, seat: int) -> int | None:
+    """The highest amount the player may bid and pay (R3, R5); None when there is none
+    (French rules: a 0 that only the start player may bid is none, R8)."""
+    best = highest_bid(state.hands[seat], state.coins[seat])
+    return None if best == 0 and zero_barred(state, seat) else best
+
+
 def zero_barred(state, seat: int) -> bool:
     """French rules: only the start player can win at 0, so no one else may bid it (R8)."""
     return state.setup.edition == "fr" and seat != state.start

@@ -22,6 +22,7 @@ from companion.store.news import Watch
 from companion.web.guards.proxy import PROXY
 from companion.web.pages import STAMP_READ
 from companion.web.polls import NOTHING_NEW, QuietPolls
+from .drawing import READS
 from .guard import PIPELINED, Guard, SlowHeaders
 
 HELD_POLLS = "templari.held"  # the app's Held (app.extensions), for a look from outside
@@ -47,8 +48,8 @@ def install(sockets, app) -> None:
     held = Held(app.config.get("POLL_HOLD", HOLD)) if polls is not None and listeners else None
     for listener in listeners:
         listener.channel_class = Admission(guard)
-        listener.add_task = Gate(listener.add_task, polls, guard, held,
-                                 first=partial(_first, listener.task_dispatcher))
+        listener.add_task = Gate(listener.add_task, partial(_first, listener.task_dispatcher),
+                                 polls, guard, held)
         listener.maintenance = Sweep(listener, guard)
     if held is not None:
         app.extensions[HELD_POLLS] = held
@@ -318,10 +319,10 @@ class Gate:
     answered 204 at once), with no worker thread; any other goes to a worker, a change
     first."""
 
-    def __init__(self, dispatch, polls: QuietPolls | None, guard: Guard, held: Held | None,
-                 first=None):
-        self.dispatch, self.polls, self.guard, self.held = dispatch, polls, guard, held
-        self.first = first or dispatch
+    def __init__(self, dispatch, first, polls: QuietPolls | None, guard: Guard,
+                 held: Held | None):
+        self.dispatch, self.first = dispatch, first  # (`first`: before the others)
+        self.polls, self.guard, self.held = polls, guard, held
 
     def __call__(self, channel) -> None:
         if len(channel.requests) > PIPELINED:
@@ -336,7 +337,7 @@ class Gate:
             channel.requests.pop(0).close()
         if channel.requests:
             channel.queued = True
-            if channel.requests[0].command in ("GET", "HEAD"):
+            if channel.requests[0].command in READS:
                 self.dispatch(channel)
             else:  # a change: a player waits for its answer, before the other screens
                 self.first(channel)

@@ -3,8 +3,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from companion.rules.bidding import (bid_problems, forbidden_digits, highest_bid, lowest_raise,
-                                     zero_barred)
+from companion.rules.bidding import bid_problems, forbidden_digits, lowest_raise
 from companion.rules.cards import NUMBERS, Card
 from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty,
                                     Reveal, SideSale, Sold)
@@ -392,13 +391,6 @@ def standing(state: GameState, seat: int) -> Standing | None:
     mine = next(player for player in score.players if player.name == name)
     return Standing(score.place(name), len(score.players), mine.points,
                     name in score.winners and len(score.winners) > 1)
-
-
-def best_bid(state: GameState, seat: int) -> int | None:
-    """The highest amount the player may bid and pay; None if none (a 0 they may not
-    bid, French rules, R8, is none)."""
-    best = highest_bid(state.hands[seat], state.coins[seat])
-    return None if best == 0 and zero_barred(state, seat) else best
 
 
 def describe(game: Game, index: int) -> Phrase:

@@ -4,6 +4,7 @@ from functools import partial
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext
 
+from companion.rules.bidding import highest_allowed
 from companion.rules.events import Bid, Pass
 from companion.rules.refusal import Refusal
 from companion.store import games
@@ -142,7 +143,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     warning = views.refused_bid(error) if why_not_record(game) is None else None
     hides = hiding()
     return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
-                best=views.best_bid(state, seat), players=players,
+                best=highest_allowed(state, seat), players=players,
                 standing=views.standing(state, seat), to_come=views.ToCome(game, seat),
                 auction=auction, error=error, note=note, values=values or {},
                 warning=warning, held_by_turn=views.held_cards(game, state).owners[seat:seat + 1],
