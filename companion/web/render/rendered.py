@@ -9,11 +9,13 @@ message for one device (a refusal, a lost race) is rendered for it alone. Only t
 latest stamp of a game is kept, and at most BUDGET characters in all.
 
 Parts of screens that stay the same from one change to the next (the reveal grid until
-the next reveal) are kept apart, by what they show (see `kept`).
+the next reveal) are kept apart, by what they show (see `kept`); parts that change at
+every change of a game (its status, the payment) are kept with its screens of the stamp.
 """
 import secrets
 import threading
 from collections import OrderedDict
+from functools import partial
 
 from flask import Flask, current_app, g, render_template, request
 
@@ -25,10 +27,10 @@ from .i18n import current_language
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
 BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
-# parts) in two languages, roles and htmx or not, with room; more (a link asked for with
-# made-up arguments) are rendered but not kept.
+# parts) in two languages, roles and htmx or not, and the parts of its stamp (see `kept`),
+# with room; more (a link asked for with made-up arguments) are rendered but not kept.
 SCREENS_PER_GAME = 96
-PARTS_BUDGET = 1024 * 1024  # characters of kept parts (a reveal grid is 9 thousand)
+PARTS_BUDGET = 4 * 1024 * 1024  # characters of kept parts: 400 tables' players and forms
 
 
 def init(app: Flask) -> None:
@@ -37,14 +39,15 @@ def init(app: Flask) -> None:
 
 
 class Rendered:
-    """Rendered screens of the latest stamp of each game, least recently used dropped."""
+    """Rendered screens (and parts of them) of the latest stamp of each game, least
+    recently used dropped."""
 
     def __init__(self, budget: int = BUDGET):
         self.budget, self.size = budget, 0
-        self._games: OrderedDict[str, tuple[int, dict[tuple, Holed]]] = OrderedDict()
+        self._games: OrderedDict[str, tuple[int, dict[tuple, Holed | str]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, token: str, stamp: int, key: tuple) -> Holed | None:
+    def get(self, token: str, stamp: int, key: tuple) -> Holed | str | None:
         with self._lock:
             kept = self._games.get(token)
             if kept is None or kept[0] != stamp:
@@ -52,23 +55,28 @@ class Rendered:
             self._games.move_to_end(token)
             return kept[1].get(key)
 
-    def put(self, token: str, stamp: int, key: tuple, html: Holed) -> None:
+    def put(self, token: str, stamp: int, key: tuple, html: Holed | str) -> None:
+        """Keep `html` (a screen, or a part of the stamp's screens: see `kept`)."""
         with self._lock:
             kept_stamp, pages = self._games.get(token, (stamp, {}))
             if kept_stamp > stamp:
                 return  # a later change is kept already
             if kept_stamp < stamp:
-                self.size -= sum(page.size for page in pages.values())
+                self.size -= sum(map(_size, pages.values()))
                 pages = {}
             if key not in pages and len(pages) >= SCREENS_PER_GAME:
                 return
-            self.size += html.size - (pages[key].size if key in pages else 0)
+            self.size += _size(html) - (_size(pages[key]) if key in pages else 0)
             pages[key] = html
             self._games[token] = (stamp, pages)
             self._games.move_to_end(token)
             while self.size > self.budget and len(self._games) > 1:
                 _, (_, dropped) = self._games.popitem(last=False)
-                self.size -= sum(page.size for page in dropped.values())
+                self.size -= sum(map(_size, dropped.values()))
+
+
+def _size(kept: Holed | str) -> int:
+    return kept.size if isinstance(kept, Holed) else len(kept)
 
 
 def screen(game, template: str, context, **extra):
@@ -136,16 +144,25 @@ class Parts:
                 self.size -= len(self._parts.popitem(last=False)[1])
 
 
-def kept(name: str, *shows, caller):
+def kept(name: str, *shows, caller, game=None):
     """`{% call kept("grid", grid) %}...{% endcall %}` in a template: the block drawn once
     per language and `shows` (everything it draws must follow from them) and kept for
     every screen that draws it, of any game; drawn afresh in a screen rendered for one
-    device alone (a refused form keeps what was typed)."""
+    device alone (a refused form keeps what was typed). With `game`, a part of that game
+    as it is now (it may show anything of its state): kept with its screens of the stamp,
+    dropped with them when the game moves, so that parts kept longer are not pushed out."""
     if not g.get("shared"):
         return caller()
-    parts, key = current_app.config["PARTS"], (name, current_language(), *shows)
-    html = parts.get(key)
+    key = (name, current_language(), *shows)
+    if game is None:
+        parts = current_app.config["PARTS"]
+        get, put = parts.get, parts.put
+    else:
+        screens, key = current_app.config["RENDERED"], ("part", *key)
+        get = partial(screens.get, game.token, game.stamp)
+        put = partial(screens.put, game.token, game.stamp)
+    html = get(key)
     if html is None:
         html = caller()
-        parts.put(key, html)
+        put(key, html)
     return html
