@@ -7,8 +7,9 @@ configuration (bench/serving.py): a bare Flask app whose only route answers an e
 and the table's app on a temporary data directory with the finished 15-round game of
 tests/fixtures/full-game-3.json, where a phone takes a seat through the join form. Reads
 the live URLs from the table page and the phone's page (the hx-get of id="live") and
-checks what each path answers: the polls 204 as they are and 200 with their v set to 0
-(a page shown before a change), the pages 200. Then loads each path with wrk for
+checks what each path answers: the polls 204 with `now=1` (answered at once, as where the
+server cannot hold a poll, or after a screen's failure: a poll as it is would be held 20 s)
+and 200 with their v set to 0 (a page shown before a change), the pages 200. Then loads each path with wrk for
 SECONDS, each run right after one on the bare 204, ROUNDS times. Every request carries
 what a browser's would: its device's session cookie, Accept-Encoding: gzip, and
 HX-Request on the polls. Prints the median requests/s of each path and the median of
@@ -46,7 +47,8 @@ BARE = "bare 204"
 
 async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
     """Each path to time on the table's server, by label, with the headers its device
-    sends (its cookie); each checked first, the polls to answer 204 as they are."""
+    sends (its cookie); each checked first, the polls that find nothing new to answer 204
+    at once."""
     host, phone = Device(port), Device(port)
     phone_poll = live(await take_seat(phone, token, 0)).url  # first: a seat taken is news
     table = expect(await host.request("GET", f"/g/{token}"), 200, "the table page")
@@ -55,11 +57,11 @@ async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
     host.close()
     phone.close()
     paths = {
-        "no-news poll (204)": (table_poll, {**screen, **HTMX}, 204),
+        "no-news poll (204)": (at_once(table_poll), {**screen, **HTMX}, 204),
         "poll after a change (200)": (stale(table_poll), {**screen, **HTMX}, 200),
         "table page": (f"/g/{token}", screen, 200),
         "phone page": (f"/g/{token}/me", mine, 200),
-        "phone no-news poll (204)": (phone_poll, {**mine, **HTMX}, 204),
+        "phone no-news poll (204)": (at_once(phone_poll), {**mine, **HTMX}, 204),
         "phone poll after a change (200)": (stale(phone_poll), {**mine, **HTMX}, 200),
         "score page": (f"/g/{token}/score", screen, 200),
     }
@@ -70,6 +72,11 @@ async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
             sys.exit(f"GET {path} answered {answer.status}, not {status}: nothing timed")
     checker.close()
     return {label: (path, headers) for label, (path, headers, _) in paths.items()}
+
+
+def at_once(url: str) -> str:
+    """A live URL asked to be answered at once (`now=1`), not held until its game moves."""
+    return url + "&now=1"
 
 
 def wrk(port: int, path: str, headers: dict, args) -> float:

@@ -21,6 +21,7 @@ from companion.server.drawing import AT_ONCE, Drawing
 from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app
+from companion.web.pages import STAMP_READ
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
@@ -493,6 +494,32 @@ def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_th
         status, part = answered()
         assert status == 200 and "red" in part and asked == []
         assert _poll(phone, poll)[0] == 200 and asked == [token]  # the loop's question
+
+
+def test_a_poll_that_waited_while_its_game_moved_again_shows_the_latest_change(tmp_path):
+    """A woken poll waits for a worker (a busy café: seconds) with the stamp read when it
+    was woken; the game moves on meanwhile. It shows the latest change, from the game
+    this process kept, without reading and folding the game again (a café of 300
+    tables did that for every such poll: a fifth of its time)."""
+    app = create_app(tmp_path / "data")
+    store, kept = app.config["STORE"], app.config["GAMES"]
+    poll = _new_game(app)
+    token = poll.split("/")[2]
+    first = games.load(store, token)
+    kept.keep(games.append(store, first, first.version, parse_event(
+        {"type": "reveal", "cards": [{"family": "red", "number": 1},
+                                     {"family": "blue", "number": 2}]}), "host"))
+    woken_at = store.stamp(token)
+    revealed = games.load(store, token)
+    kept.keep(games.append(store, revealed, revealed.version, parse_event({"type": "free"}),
+                           "host"))
+    read = []
+    store.game = lambda token: read.append(token) or type(store).game(store, token)
+    answer = app.test_client().get(poll, headers={"HX-Request": "true"},
+                                   environ_base={STAMP_READ: woken_at})
+    assert answer.status_code == 200 and read == []
+    assert f"v={store.stamp(token)}" in answer.text  # the free lot's stamp, not the reveal's
+    assert "Round <strong>2</strong>" in answer.text
 
 
 def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database):

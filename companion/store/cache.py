@@ -11,7 +11,9 @@ from collections import OrderedDict
 from . import games
 from .sql import SQLStore
 
-GAMES_KEPT = 256  # a club night's tables, with room to spare
+# A café's tables, with room to spare (a game kept is some 14 KiB): a café that plays more
+# games than are kept reads and folds a game again at every request, as it comes round.
+GAMES_KEPT = 1024
 
 
 class GameCache:
@@ -24,14 +26,16 @@ class GameCache:
 
     def game(self, token: str, stamp: int | None = None) -> games.Game | None:
         """The game as stored now (None if there is none; Damaged if its log no longer
-        replays): the kept one if the stored stamp (`stamp`, if just read) is still its own."""
+        replays): the kept one if the stored stamp (`stamp`, if read already) is its own or
+        an earlier one (a stamp only moves on: a poll that waited for a worker carries the
+        stamp read when it was woken, and the kept game may be a later change's)."""
         if stamp is None:
             stamp = self.store.stamp(token)
         if stamp is None:
             return None
         with self._lock:
             kept = self._games.get(token)
-        if kept is not None and kept.stamp == stamp:
+        if kept is not None and kept.stamp >= stamp:
             self.keep(kept)
             return kept
         found = games.load(self.store, token)

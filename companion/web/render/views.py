@@ -110,7 +110,7 @@ def _player_view(seat: int, name: str, families: tuple[str, ...], hand: tuple[Ca
                       excluded=excluded, start=start)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)  # a café's hands
 def _hand_view(families: tuple[str, ...], hand: tuple[Card, ...], words) -> tuple[CardView, ...]:
     """A hand as drawn in the language of `words`: by family, then number (every screen
     draws every hand)."""
@@ -136,7 +136,7 @@ def reveal_grid(game: Game, state: GameState) -> Grid:
     return _grid(game.setup.families, unseen(state).may_turn_up, catalog())
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)  # a café's tables before a reveal
 def _grid(families: tuple[str, ...], possible: frozenset[Card], words) -> Grid:
     views = _deck_views(families, words)
     return Grid(families, possible, words, tuple(
@@ -220,7 +220,7 @@ def held_cards(game: Game, state: GameState) -> Held:
     return _held(game.setup.families, game.setup.players, state.hands, catalog())
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)  # a café's tables
 def _held(families: tuple[str, ...], players: tuple[str, ...], hands, words) -> Held:
     """(The words of a list translated once, not once per card: a late round lists forty
     cards in each of four lists.)"""
