@@ -1,0 +1,147 @@
+"""What a change costs a table server, in process, and how much of it is drawing.
+
+    python bench/changes.py [--tables 200] [--rounds 12]
+
+TABLES tables on one app (Flask's test client: no network, no compression), each with
+its table screen (the host), 3 seated phones and 2 phones watching the table, each phone
+from an address of its own. In turns, each table posts the next event of one of the full
+records (tests/fixtures/full-game-*.json) through the table's form, as htmx does; then
+each of its six devices asks for its live part at the stamp it showed, as its held poll
+woken by the change would. The first quarter of the rounds warms the caches up; the rest
+are counted. Prints the time of a change (the action and the six answers), median and
+mean, the time spent drawing (render_template, timed with Flask's signals) per change,
+and the parts of screens drawn per change by kind (see rendered.kept): a part kept
+from one change to the next is drawn once, not once per screen. E.g.
+
+    200 tables, 1800 changes: a change 8.4 ms median, 9.5 ms mean; drawing 4.6 ms of it
+    drawn a change: 2.00 _table_live.html, 3.00 _me_live.html; kept parts 1.99 player, ...
+"""
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as python bench/changes.py: bench is a package
+
+from flask import before_render_template, template_rendered
+
+from bench.requests import HTMX, RECORD, csrf
+from companion.rules.record import load_setup, parse_event
+from companion.store import games
+from companion.web import create_app
+from companion.web.forms import form_values
+
+PHONES, WATCHERS = 3, 2
+
+
+class Table:
+    """One game, its host's client and its phones' (seated, watching)."""
+
+    def __init__(self, app, number: int, record: dict):
+        self.app, self.record, self.played = app, record, 0
+        store = app.config["STORE"]
+        self.token = token = games.create(store, {**record, "events": []}, games.Options())
+        self.host = app.test_client()
+        self.host.get(f"/g/{token}")
+        self.phones = [self._phone(number, seat) for seat in range(PHONES)]
+        self.watchers = [self._phone(number, PHONES + index) for index in range(WATCHERS)]
+        for watcher in self.watchers:
+            watcher.get(f"/g/{token}")
+        self.csrf, self.setup = csrf(self.host), load_setup(record)
+
+    def _phone(self, table: int, device: int):
+        """A phone of its own address; the first PHONES take a seat each."""
+        phone = self.app.test_client()
+        phone.environ_base["REMOTE_ADDR"] = f"198.18.{table // 200}.{(table % 200) * 8 + device + 1}"
+        if device < PHONES:
+            phone.get(f"/g/{self.token}/join")
+            phone.post(f"/g/{self.token}/join",
+                       data={"seat": str(device), "csrf_token": csrf(phone)})
+        return phone
+
+    def change(self) -> float | None:
+        """The next event posted and every device's live part asked for: seconds taken
+        (None once the record is played out)."""
+        if self.played == len(self.record["events"]):
+            return None
+        event = parse_event(self.record["events"][self.played])
+        self.played += 1
+        store, token = self.app.config["STORE"], self.token
+        shown = store.stamp(token)
+        version = self.app.config["GAMES"].game(token).version
+        data = {**form_values(self.setup, event), "version": str(version)}
+        began = time.perf_counter()
+        answer = self.host.post(f"/g/{token}/act", data=data,
+                                headers={**HTMX, "X-CSRF-Token": self.csrf})
+        assert answer.status_code == 200, (event.kind, answer.status_code)
+        for client, path in ([(phone, "me/live") for phone in self.phones]
+                             + [(client, "live") for client in (*self.watchers, self.host)]):
+            answer = client.get(f"/g/{token}/{path}?v={shown}", headers=HTMX)
+            assert answer.status_code == 200, (path, answer.status_code)
+        return time.perf_counter() - began
+
+
+class Drawing:
+    """What the app drew while counting: seconds in render_template, renders by
+    template, kept parts drawn by kind."""
+
+    def __init__(self, app):
+        self.counting, self.seconds = False, 0.0
+        self.templates, self.parts = Counter(), Counter()
+        self._began: list[float] = []
+        before_render_template.connect(self._before, app)
+        template_rendered.connect(self._after, app)
+        kept = app.jinja_env.globals["kept"]
+
+        def counted(name, *shows, caller, **where):
+            def drawn():
+                if self.counting:
+                    self.parts[name] += 1
+                return caller()
+            return kept(name, *shows, caller=drawn, **where)
+        app.jinja_env.globals["kept"] = counted
+
+    def _before(self, app, template, context):
+        self._began.append(time.perf_counter())
+
+    def _after(self, app, template, context):
+        took = time.perf_counter() - self._began.pop()
+        if self.counting and not self._began:  # the outermost render only
+            self.seconds += took
+            self.templates[template.name] += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=12)
+    args = parser.parse_args()
+    records = [json.loads(path.read_text(encoding="utf-8"))
+               for path in sorted(RECORD.parent.glob("full-game-*[0-9].json"))]
+    app = create_app(tempfile.mkdtemp())
+    drawing, took = Drawing(app), []  # before any drawing: imported templates keep `kept`
+    tables = [Table(app, number, records[number % len(records)])
+              for number in range(args.tables)]
+    for turn in range(args.rounds):
+        drawing.counting = turn >= args.rounds // 4
+        for table in tables:
+            seconds = table.change()
+            if seconds is not None and drawing.counting:
+                took.append(seconds)
+    changes = len(took)
+    print(f"{args.tables} tables, {changes} changes: a change "
+          f"{statistics.median(took) * 1000:.1f} ms median, {statistics.mean(took) * 1000:.1f} "
+          f"ms mean; drawing {drawing.seconds / changes * 1000:.1f} ms of it")
+    per_change = lambda counts: ", ".join(f"{count / changes:.2f} {name}"
+                                          for name, count in counts.most_common())
+    print(f"drawn a change: {per_change(drawing.templates)}; kept parts "
+          f"{per_change(drawing.parts)}")
+
+
+if __name__ == "__main__":
+    main()
