@@ -98,7 +98,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/cafe.py: bench is a package
 
 from bench import balanced, serving
-from bench.devices import HTMX, TIMEOUT, Device, Failed, Live, live, take_seat
+from bench.devices import HTMX, TIMEOUT, Device, Failed, Live, at_once, live, take_seat
 from bench.faults import Form, expect, forms
 from companion.rules.record import load_setup, parse_event
 from companion.server.serve import waitress_options
@@ -222,7 +222,7 @@ class Viewer:
         await asyncio.sleep(after)
         while True:
             asked = time.monotonic()
-            url = self.live.url + ("&now=1" if failed else "")
+            url = at_once(self.live.url) if failed else self.live.url
             try:
                 answer = await self.device.request("GET", url, headers=HTMX,
                                                    timeout=POLL_TIMEOUT)

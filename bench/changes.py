@@ -4,7 +4,7 @@
 
 TABLES tables on one app (Flask's test client: no network, no compression), each with
 its table screen (the host), 3 seated phones and 2 phones watching the table, each phone
-from an address of its own. In turns, each table posts the next event of one of the full
+from an address of its own (bench/cafe.py's, never connected to: no network here). In turns, each table posts the next event of one of the full
 records (tests/fixtures/full-game-*.json) through the table's form, as htmx does; then
 each of its six devices asks for its live part at the stamp it showed, as its held poll
 woken by the change would. The first quarter of the rounds warms the caches up; the rest
@@ -13,11 +13,10 @@ mean, the time spent drawing (render_template, timed with Flask's signals) per c
 and the parts of screens drawn per change by kind (see rendered.kept): a part kept
 from one change to the next is drawn once, not once per screen. E.g.
 
-    200 tables, 1800 changes: a change 8.4 ms median, 9.5 ms mean; drawing 4.6 ms of it
-    drawn a change: 2.00 _table_live.html, 3.00 _me_live.html; kept parts 1.99 player, ...
+    200 tables, 1800 changes: a change 9.9 ms median, 11.1 ms mean; drawing 3.8 ms of it
+    drawn a change: 3.00 _me_live.html, 2.00 _table_live.html; kept parts 1.99 player, ...
 """
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -30,7 +29,8 @@ sys.path.insert(0, str(ROOT))  # run as python bench/changes.py: bench is a pack
 
 from flask import before_render_template, template_rendered
 
-from bench.requests import HTMX, RECORD, csrf
+from bench.cafe import PHONE_ADDRESSES, phone_sources, records, table_record
+from bench.requests import HTMX, csrf
 from companion.rules.record import load_setup, parse_event
 from companion.store import games
 from companion.web import create_app
@@ -48,20 +48,20 @@ class Table:
         self.token = token = games.create(store, {**record, "events": []}, games.Options())
         self.host = app.test_client()
         self.host.get(f"/g/{token}")
-        self.phones = [self._phone(number, seat) for seat in range(PHONES)]
-        self.watchers = [self._phone(number, PHONES + index) for index in range(WATCHERS)]
+        sources = phone_sources(PHONE_ADDRESSES, number, PHONES + WATCHERS)
+        self.phones = [self._phone(source, seat) for seat, source in enumerate(sources[:PHONES])]
+        self.watchers = [self._phone(source) for source in sources[PHONES:]]
         for watcher in self.watchers:
             watcher.get(f"/g/{token}")
         self.csrf, self.setup = csrf(self.host), load_setup(record)
 
-    def _phone(self, table: int, device: int):
-        """A phone of its own address; the first PHONES take a seat each."""
+    def _phone(self, source: str, seat: int | None = None):
+        """A phone from the address `source`, in `seat` if one is given."""
         phone = self.app.test_client()
-        phone.environ_base["REMOTE_ADDR"] = f"198.18.{table // 200}.{(table % 200) * 8 + device + 1}"
-        if device < PHONES:
+        phone.environ_base["REMOTE_ADDR"] = source
+        if seat is not None:
             phone.get(f"/g/{self.token}/join")
-            phone.post(f"/g/{self.token}/join",
-                       data={"seat": str(device), "csrf_token": csrf(phone)})
+            phone.post(f"/g/{self.token}/join", data={"seat": str(seat), "csrf_token": csrf(phone)})
         return phone
 
     def change(self) -> float | None:
@@ -121,11 +121,10 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=12)
     args = parser.parse_args()
-    records = [json.loads(path.read_text(encoding="utf-8"))
-               for path in sorted(RECORD.parent.glob("full-game-*[0-9].json"))]
+    played = records()
     app = create_app(tempfile.mkdtemp())
     drawing, took = Drawing(app), []  # before any drawing: imported templates keep `kept`
-    tables = [Table(app, number, records[number % len(records)])
+    tables = [Table(app, number, table_record(number, played))
               for number in range(args.tables)]
     for turn in range(args.rounds):
         drawing.counting = turn >= args.rounds // 4

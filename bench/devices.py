@@ -48,6 +48,14 @@ def live(page: str) -> Live:
     return Live(attributes["hx-get"], int(every) / 1000 if every else None)
 
 
+def at_once(url: str) -> str:
+    """A live URL asked to be answered at once (`now=1`, as static/app.js asks after a
+    failure), not held until its game moves."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + [("now", "1")]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
 def stale(url: str) -> str:
     """A live URL as a page shown before any change would poll it: its v set to 0."""
     parts = urlsplit(url)

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/polls.py: bench is a package
 
 from bench import serving
-from bench.devices import BROWSER, HTMX, Device, live, stale, take_seat
+from bench.devices import BROWSER, HTMX, Device, at_once, live, stale, take_seat
 from bench.faults import expect
 
 RECORD = ROOT / "tests" / "fixtures" / "full-game-3.json"
@@ -72,11 +72,6 @@ async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
             sys.exit(f"GET {path} answered {answer.status}, not {status}: nothing timed")
     checker.close()
     return {label: (path, headers) for label, (path, headers, _) in paths.items()}
-
-
-def at_once(url: str) -> str:
-    """A live URL asked to be answered at once (`now=1`), not held until its game moves."""
-    return url + "&now=1"
 
 
 def wrk(port: int, path: str, headers: dict, args) -> float:

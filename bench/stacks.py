@@ -114,7 +114,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/stacks.py: bench is a package
 
 from bench import serving  # noqa: E402
-from bench.devices import BROWSER, HTMX, Device, Failed, live, stale, take_seat  # noqa: E402
+from bench.devices import (BROWSER, HTMX, Device, Failed, at_once, live, stale,  # noqa: E402
+                           take_seat)
 from bench.faults import expect, forms  # noqa: E402
 from companion.store import games  # noqa: E402
 from companion.store.news import Watch  # noqa: E402
@@ -505,7 +506,7 @@ async def keep_polling(screen: Screen, tally: Tally, end: float) -> None:
     is left to its answer or its timeout)."""
     retry = False
     while time.monotonic() < end:
-        url = screen.url + ("&now=1" if retry else "")
+        url = at_once(screen.url) if retry else screen.url
         asked = time.monotonic()
         try:
             answer = await screen.device.request("GET", url, headers=HTMX,
@@ -656,7 +657,7 @@ async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
     screen = Device(port)
     page = expect(await screen.request("GET", f"/g/{token}"), 200, "the table page").body
     url, headers = live(page).url, {"Cookie": screen.cookie, **HTMX}
-    paths = {"no-news poll, now=1 (204)": (url + "&now=1", headers, 204),
+    paths = {"no-news poll, now=1 (204)": (at_once(url), headers, 204),
              "poll after a change (200)": (stale(url), headers, 200)}
     for path, head, status in paths.values():
         answer = await screen.request("GET", path, headers=head)

@@ -11,9 +11,10 @@ from collections import OrderedDict
 from . import games
 from .sql import SQLStore
 
-# A café's tables, with room to spare (a game kept is some 14 KiB): a café that plays more
-# games than are kept reads and folds a game again at every request, as it comes round.
-GAMES_KEPT = 1024
+# A café of 400 tables, with room to spare (a game kept is 14-35 KiB, twice that once its
+# states are drawn for the score or the history): a café that plays more games than are
+# kept reads and folds a game again at every request, as it comes round.
+GAMES_KEPT = 512
 
 
 class GameCache:
@@ -26,16 +27,19 @@ class GameCache:
 
     def game(self, token: str, stamp: int | None = None) -> games.Game | None:
         """The game as stored now (None if there is none; Damaged if its log no longer
-        replays): the kept one if the stored stamp (`stamp`, if read already) is its own or
-        an earlier one (a stamp only moves on: a poll that waited for a worker carries the
-        stamp read when it was woken, and the kept game may be a later change's)."""
-        if stamp is None:
+        replays): the kept one if the stored stamp is its own. A `stamp` read earlier (a
+        woken poll carries the one read when it was woken, and may have waited for a worker
+        while the game moved on) may be older than the kept game's: a stamp only moves on,
+        so the kept game, a later change's, is taken. A stamp read now that is older (a
+        database restored under a running server) has the game read again."""
+        read_now = stamp is None
+        if read_now:
             stamp = self.store.stamp(token)
         if stamp is None:
             return None
         with self._lock:
             kept = self._games.get(token)
-        if kept is not None and kept.stamp >= stamp:
+        if kept is not None and (kept.stamp == stamp or not read_now and kept.stamp > stamp):
             self.keep(kept)
             return kept
         found = games.load(self.store, token)
