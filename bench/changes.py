@@ -4,14 +4,15 @@
 
 TABLES tables on one app (Flask's test client: no network, no compression), each with
 its table screen (the host), 3 seated phones and 2 phones watching the table, each phone
-from an address of its own (bench/cafe.py's, never connected to: no network here). In turns, each table posts the next event of one of the full
-records (tests/fixtures/full-game-*.json) through the table's form, as htmx does; then
-each of its six devices asks for its live part at the stamp it showed, as its held poll
-woken by the change would. The first quarter of the rounds warms the caches up; the rest
-are counted. Prints the time of a change (the action and the six answers), median and
-mean, the time spent drawing (render_template, timed with Flask's signals) per change,
-and the parts of screens drawn per change by kind (see rendered.kept): a part kept
-from one change to the next is drawn once, not once per screen. E.g.
+from an address of its own (bench/cafe.py's, never connected to: no network here). In
+turns, each table posts the next event of one of the full records
+(tests/fixtures/full-game-*.json) through the table's form, as htmx does; then each of
+its six devices asks for its live part at the stamp it showed, as its held poll woken by
+the change would. The first quarter of the rounds warms the caches up; the rest are
+counted. Prints the time of a change (the action and the six answers), median and mean,
+the time spent drawing (render_template, timed with Flask's signals) per change, and the
+parts of screens drawn per change by kind (see rendered.kept): a part kept from one
+change to the next is drawn once, not once per screen. E.g.
 
     200 tables, 1800 changes: a change 9.9 ms median, 11.1 ms mean; drawing 3.8 ms of it
     drawn a change: 3.00 _me_live.html, 2.00 _table_live.html; kept parts 1.99 player, ...
@@ -49,7 +50,8 @@ class Table:
         self.host = app.test_client()
         self.host.get(f"/g/{token}")
         sources = phone_sources(PHONE_ADDRESSES, number, PHONES + WATCHERS)
-        self.phones = [self._phone(source, seat) for seat, source in enumerate(sources[:PHONES])]
+        self.phones = [self._phone(source, seat)
+                       for seat, source in enumerate(sources[:PHONES])]
         self.watchers = [self._phone(source) for source in sources[PHONES:]]
         for watcher in self.watchers:
             watcher.get(f"/g/{token}")
@@ -61,7 +63,8 @@ class Table:
         phone.environ_base["REMOTE_ADDR"] = source
         if seat is not None:
             phone.get(f"/g/{self.token}/join")
-            phone.post(f"/g/{self.token}/join", data={"seat": str(seat), "csrf_token": csrf(phone)})
+            phone.post(f"/g/{self.token}/join",
+                       data={"seat": str(seat), "csrf_token": csrf(phone)})
         return phone
 
     def change(self) -> float | None:
@@ -133,9 +136,9 @@ def main() -> None:
             if seconds is not None and drawing.counting:
                 took.append(seconds)
     changes = len(took)
-    print(f"{args.tables} tables, {changes} changes: a change "
-          f"{statistics.median(took) * 1000:.1f} ms median, {statistics.mean(took) * 1000:.1f} "
-          f"ms mean; drawing {drawing.seconds / changes * 1000:.1f} ms of it")
+    median, mean = statistics.median(took) * 1000, statistics.mean(took) * 1000
+    print(f"{args.tables} tables, {changes} changes: a change {median:.1f} ms median, "
+          f"{mean:.1f} ms mean; drawing {drawing.seconds / changes * 1000:.1f} ms of it")
     per_change = lambda counts: ", ".join(f"{count / changes:.2f} {name}"
                                           for name, count in counts.most_common())
     print(f"drawn a change: {per_change(drawing.templates)}; kept parts "

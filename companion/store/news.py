@@ -29,9 +29,9 @@ class News:
 
 class Watch:
     """Tells `moved(stamps)` of the games that moved among those waited on, with the stamp
-    each was found at (None: removed); `waited(games)`
-    gives the stamps the screens of each show (a dict by token) for the `games` named (all
-    of them if None) and the games newly waited on since it last gave those."""
+    each was found at (None: removed); `waited(games)` gives the stamps the screens of
+    each show (a dict by token) for the `games` named (all of them if None) and the games
+    newly waited on since it last gave those."""
 
     def __init__(self, store: SQLStore, waited, moved, alive=lambda: True,
                  clock=time.monotonic):

@@ -86,9 +86,10 @@ class Holed:
     own words of a known length (its CSRF token). The first two devices' answers are
     compressed as any answer; from the third on, the pieces between the holes are
     deflated once, each ending on a byte boundary (RFC 1951), and a device's gzip is those
-    pieces with its own words between them, and the checksum of the whole. A piece may refer back to
-    the pieces before it (they are its dictionary), never to a hole: the holes stand in
-    the dictionary as NUL bytes, which no HTML holds, and as long as the words."""
+    pieces with its own words between them, and the checksum of the whole. A piece may
+    refer back to the pieces before it (they are its dictionary), never to a hole: the
+    holes stand in the dictionary as NUL bytes, which no HTML holds, and as long as the
+    words."""
 
     def __init__(self, text: str, hole: str, words_length: int):
         self.pieces = [piece.encode() for piece in text.split(hole)]

@@ -76,6 +76,8 @@ class Rendered:
 
 
 def _size(kept: Holed | str) -> int:
+    """What a screen (its bytes) or a part (its characters, most of them one byte each)
+    counts against BUDGET."""
     return kept.size if isinstance(kept, Holed) else len(kept)
 
 
