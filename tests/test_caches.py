@@ -146,3 +146,17 @@ def test_screens_drawn_from_kept_parts_are_the_screens_drawn_afresh(tmp_path_fac
         app.config.update(RENDERED=Rendered(), PARTS=Parts())
         assert _screens(devices, token) == shown, event
         app.config.update(caches)  # the parts kept so far, kept on
+
+
+def test_a_kept_form_sends_the_version_of_the_screen_it_is_in(app, host, game):
+    """A lot's sale form is drawn once and kept while the lot is out (rendered.kept), but
+    the game's version it sends is the one of each screen it is in: after two penalties
+    (R4), each recorded from the page drawn after the one before, the sale is recorded from
+    the page drawn then, not refused as made from an older game."""
+    play(host, game, GAME[:4])  # Anna and Bert hold a card each; a lot is out
+    before = find_form(host.get(f"/g/{game}"), "action-sold").fields["version"]
+    play(host, game, [("penalty", "Anna"), ("penalty", "Bert")])
+    page = host.get(f"/g/{game}")
+    assert find_form(page, "action-sold").fields["version"] == [str(int(before[0]) + 2)]
+    assert "version-" not in page.get_data(as_text=True)  # (no stand-in left in the page)
+    play(host, game, [("sold", "Bert", 4)])

@@ -482,6 +482,31 @@ def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path,
         _until(lambda: len(held) == 0, "a poll whose client went is forgotten")
 
 
+def test_every_screen_of_a_game_is_answered_with_its_change_and_no_other_game_s(tmp_path):
+    """A change wakes the held polls of its game: each of its three screens shows the lot
+    (R3); another game's screen waits on."""
+    app = create_app(tmp_path / "data")
+    poll, other = _new_game(app), _new_game(app)
+    with _served(app, hold=30) as (port, _):
+        held = app.extensions[channel.HELD_POLLS]
+        watching = socket.create_connection(("127.0.0.1", port))
+        watching.sendall(f"GET {other} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        screens = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(3)]
+        answers = []
+        waiting = [threading.Thread(target=lambda screen=screen: answers.append(
+            _poll(screen, poll))) for screen in screens]
+        for thread in waiting:
+            thread.start()
+        _until(lambda: len(held) == 4, "the four polls are held")
+        _reveal_elsewhere(app.config["STORE"], poll.split("/")[2])
+        for thread in waiting:
+            thread.join()
+        assert [(status, "red" in part) for status, part in answers] == [(200, True)] * 3
+        assert len(held) == 1  # the other game's screen
+        for connection in (*screens, watching):
+            connection.close()
+
+
 def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_the_loop_s(tmp_path, database):
     """A held poll whose game moved is drawn at the stamp the news.Watch read, and a poll
     that shows an old stamp at the one the loop read for it: the database is not asked

@@ -20,6 +20,7 @@ from .guards import pace, roles, security
 from .guards import proxy as proxy_guard
 from .polls import QuietPolls
 from .render import compress, drawn, i18n, rendered
+from .render.links import Linking
 from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
@@ -39,8 +40,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     what it is: (url, label) (the first is in the QR code until the host picks another);
     `names` are host names phones may use besides this machine's addresses (--name).
     """
-    app = Flask(__name__, template_folder=str(resources("templates")),
-                static_folder=str(resources("static")))
+    app = Linking(__name__, template_folder=str(resources("templates")),
+                  static_folder=str(resources("static")))
     store = open_store(data_dir, database)
     app.config.update(
         SECRET_KEY=store.secret("session_key"),

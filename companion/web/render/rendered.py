@@ -9,8 +9,10 @@ message for one device (a refusal, a lost race) is rendered for it alone. Only t
 latest stamp of a game is kept, and at most BUDGET characters in all.
 
 Parts of screens that stay the same from one change to the next (the reveal grid until
-the next reveal) are kept apart, by what they show (see `kept`); parts that change at
-every change of a game (its status, the payment) are kept with its screens of the stamp.
+the next reveal, an action's form until the cards held change) are kept apart, by what
+they show (see `kept`); parts that change at every change of a game (its status, the
+payment) are kept with its screens of the stamp. The game's version a form sends (which
+moves at every change) is put in once a screen is drawn (see `form_version`).
 """
 import secrets
 import threading
@@ -25,6 +27,7 @@ from .compress import Filled, Holed
 from .i18n import current_language
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
+VERSION = "version-" + secrets.token_hex(8)  # its stand-in for a kept screen's game version
 BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # Screens kept of one game: its views (table, TV, score, a phone per seat, pages and live
 # parts) in two languages, roles and htmx or not, and the parts of its stamp (see `kept`),
@@ -35,7 +38,7 @@ PARTS_BUDGET = 4 * 1024 * 1024  # characters of kept parts: 400 tables' players 
 
 def init(app: Flask) -> None:
     app.config.update(RENDERED=Rendered(), PARTS=Parts())
-    app.jinja_env.globals["kept"] = kept
+    app.jinja_env.globals.update(kept=kept, form_version=form_version)
 
 
 class Rendered:
@@ -89,19 +92,28 @@ def screen(game, template: str, context, **extra):
     kept, key = current_app.config["RENDERED"], _key(game, template)
     html, token = kept.get(game.token, game.stamp, key), csrf_token()
     if html is None:
-        html = Holed(_for_every_device(template, **context(game), csrf_token=PLACEHOLDER),
-                     PLACEHOLDER, len(token))
+        drawn = _for_every_device(template, game.version, **context(game),
+                                  csrf_token=PLACEHOLDER)
+        html = Holed(drawn, PLACEHOLDER, len(token))
         kept.put(game.token, game.stamp, key, html)
     return Filled(html, token)
 
 
-def _for_every_device(template: str, **context) -> str:
-    """`template` rendered to be given to every device that shows it: with kept parts."""
+def _for_every_device(template: str, version: int, /, **context) -> str:
+    """`template` rendered to be given to every device that shows it: with kept parts, the
+    game's `version` its forms send put in last (see `form_version`)."""
     g.shared = True
     try:
-        return render_template(template, **context)
+        return render_template(template, **context).replace(VERSION, str(version))
     finally:
         g.shared = False
+
+
+def form_version(game):
+    """The version of `game` a form sends (the server refuses a form drawn from an older
+    one): in a screen for every device, a stand-in put in once the screen is drawn, so that
+    a form kept from one change to the next (see `kept`) sends the version of its screen."""
+    return VERSION if g.get("shared") else game.version
 
 
 def _key(game, template: str) -> tuple:
