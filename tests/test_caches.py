@@ -148,7 +148,7 @@ def test_screens_drawn_from_kept_parts_are_the_screens_drawn_afresh(tmp_path_fac
         app.config.update(caches)  # the parts kept so far, kept on
 
 
-def test_a_kept_form_sends_the_version_of_the_screen_it_is_in(app, host, game):
+def test_a_kept_form_sends_the_version_of_the_screen_it_is_in(host, game):
     """A lot's sale form is drawn once and kept while the lot is out (rendered.kept), but
     the game's version it sends is the one of each screen it is in: after two penalties
     (R4), each recorded from the page drawn after the one before, the sale is recorded from

@@ -12,6 +12,7 @@ HTMX_DIR = Path(importlib.util.find_spec("js_lib_htmx").origin).parent / "static
 HTMX_VERSION = importlib.metadata.version("django-js-lib-htmx")
 ONE_YEAR = 365 * 24 * 3600
 ENDPOINTS = frozenset({"static", "assets.htmx"})
+VERSIONED = frozenset({"static"})  # the endpoints whose links name their file's version
 
 
 @assets.record_once
@@ -23,7 +24,7 @@ def _keep_static_files(state) -> None:
 @assets.app_url_defaults
 def _static_version(endpoint: str, values: dict) -> None:
     """/static/app.css?v=<its modification time>: a changed file gets a new URL."""
-    if endpoint == "static":
+    if endpoint in VERSIONED:
         path = Path(current_app.static_folder) / values["filename"]
         values.setdefault("v", f"{path.stat().st_mtime_ns:x}")
 

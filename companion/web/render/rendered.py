@@ -9,7 +9,7 @@ message for one device (a refusal, a lost race) is rendered for it alone. Only t
 latest stamp of a game is kept, and at most BUDGET characters in all.
 
 Parts of screens that stay the same from one change to the next (the reveal grid until
-the next reveal, an action's form until the cards held change) are kept apart, by what
+the next reveal, an action's form until what it lists changes) are kept apart, by what
 they show (see `kept`); parts that change at every change of a game (its status, the
 payment) are kept with its screens of the stamp. The game's version a form sends (which
 moves at every change) is put in once a screen is drawn (see `form_version`).
@@ -33,7 +33,8 @@ BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # parts) in two languages, roles and htmx or not, and the parts of its stamp (see `kept`),
 # with room; more (a link asked for with made-up arguments) are rendered but not kept.
 SCREENS_PER_GAME = 96
-PARTS_BUDGET = 4 * 1024 * 1024  # characters of kept parts: 400 tables' players and forms
+PARTS_BUDGET = 4 * 1024 * 1024  # characters of kept parts (those of earlier changes are
+# pushed out as new ones come: 100 café tables fill it, their forms two thirds of it)
 
 
 def init(app: Flask) -> None:
