@@ -1,10 +1,11 @@
 """A café of tables on one table server: how soon a change made at a table shows on its
 other devices, how long a table waits for its action's answer, and how often a device
-asks, with the polls the server holds until their game moves.
+asks, with the event streams (or the polls held until their game moves) that bring the
+devices their game's changes.
 
     python bench/cafe.py [--tables 200] [--quiet-tables 10] [--phones 5] [--every 5]
-                         [--seconds 60] [--warm-up 10] [--clients 1] [--processes 1]
-                         [--balanced N] [--stats FILE]
+                         [--seconds 60] [--warm-up 10] [--transport streams|polls]
+                         [--clients 1] [--processes 1] [--balanced N] [--stats FILE]
 
 Starts the table server (bench/serving.py: the table's app, the table's waitress
 configuration) in a process of its own (or PROCESSES of them sharing the socket, as
@@ -24,25 +25,35 @@ through the join form, each with its own session cookie, and show their phone pa
 others watch the table and show the table page, as the screen does. Each device is a
 browser of its own, with its cookies and kept-alive HTTP/1.1 connections (asyncio, raw).
 
-Every device polls its page's live part as static/app.js has htmx do it: one question
-out at a time (the URL of the element with id="live", hx-get, with HX-Request), which the
-server holds until the game's stamp moves (then it answers the new live part, 200) or
-some 20 s pass (204). A new live part (200) asks again at once (htmx:load); after a 204
-the device asks again at once, or data-poll ms after its last question if the answer
-came sooner; after a failure (or no answer within 45 s, the live part's hx-request
-timeout) it asks again data-poll ms later, with `now=1` (answered at once). Besides,
-every EVERY seconds the screen of each of the TABLES tables posts the record's next event
-through the table page's form, as htmx does, on a connection of its own (a browser opens
-another while its poll is held): the answer is the table's live part, which must have
-moved on. Actions are open loop: their times are fixed in advance whatever the answers,
-and their latency runs from that time (no coordinated omission); one due while the
-table's last is under way waits for it, and that wait counts. When a table's record is
-played out, its next action is a new game (the setup imported again): its screen shows
-it and its phones leave the old one (their held question dropped) to open it (take
-their seats again). The QUIET-TABLES tables besides never act: their devices only poll.
+Every device follows its page's live part (the element with id="live") as static/app.js
+does, on a connection that holds nothing else meanwhile. With --transport streams (the
+default), on its event stream, as a browser's EventSource: a GET of the live part's
+hx-get URL with /live/events for /live (Accept: text/event-stream, no HX-Request), which
+the server answers in chunks (200) and keeps open: each move of the game's stamp is an
+event (its id the stamp) whose data is the new live part; comments (heartbeats) are
+ignored. When the stream fails (or stays silent 45 s) or ends, the device asks again
+`retry` ms later (1000, or what the stream said) with Last-Event-ID, the id of the last
+event it received. An answer that is not a stream (204 where the server holds none)
+closes it, as a browser's EventSource: the device then polls. With --transport polls (or after that 204), it polls as
+htmx does: one question out at a time (the hx-get URL, with HX-Request), which the server
+holds until the game's stamp moves (then it answers the new live part, 200) or some 20 s
+pass (204). A new live part (200) asks again at once (htmx:load); after a 204 the device
+asks again at once, or data-poll ms after its last question if the answer came sooner;
+after a failure (or no answer within 45 s, the live part's hx-request timeout) it asks
+again data-poll ms later, with `now=1` (answered at once). Besides, every EVERY seconds
+the screen of each of the TABLES tables posts the record's next event through the table
+page's form, as htmx does, on a connection of its own (a browser opens another while its
+stream or poll is held): the answer is the table's live part, which must have moved on.
+Actions are open loop: their times are fixed in advance whatever the answers, and their
+latency runs from that time (no coordinated omission); one due while the table's last is
+under way waits for it, and that wait counts. When a table's record is played out, its
+next action is a new game (the setup imported again): its screen shows it and its phones
+leave the old one (their stream or held question dropped) to open it (take their seats
+again). The QUIET-TABLES tables besides never act: their devices only follow their live
+parts.
 
 Change-to-screen: for each action, the time from its answer reaching the screen that
-posted it to each other device of the table receiving an answer (a poll's, or a page)
+posted it to each other device of the table receiving an event, a poll's answer or a page
 whose live part shows the action's stamp or a later one (its hx-get's v). A device whose
 question was being answered, or that was between two questions, counts too: the time
 until it shows the stamp; one that showed it before the screen had its answer counts 0
@@ -50,20 +61,21 @@ until it shows the stamp; one that showed it before the screen had its answer co
 game first, or had not shown it SHOWN_WITHIN seconds after the window and the last
 action).
 
-Requests due (an action), or asked (a poll), in the first WARM-UP seconds are not
-counted; those in the next SECONDS are. Requests per device per minute: every request the
-devices sent in those seconds (polls, actions, games opened), by devices and minutes,
-for the acting tables and the quiet ones. The tables are split over CLIENTS processes:
-one may not keep up with a large café, and the client's lags tell (scheduling: how late
-it woke up for an action or a delayed poll; loop: how late a 10 ms timer of its event
-loop fired). Over the measured seconds are read: the server's CPU time (/proc/PID/stat,
-its main thread's, the event loop, apart) and memory (VmRSS each second, VmHWM); with one
-server process, what its worker threads did (bench/serving.py --stats, kept in FILE if
-given): each request's wait for a worker, its time in the app and its CPU time; and how
-busy the machine was (/proc/stat): what other programs took tells a run disturbed.
-Goals: change-to-screen p99 under 250 ms, action p99 under 100 ms, no error, the
-server's RSS under 120 MB, a quiet table's device at most 6 requests a minute. Prints,
-e.g.
+Requests due (an action), or asked (a poll, a stream), and events received in the first
+WARM-UP seconds are not counted; those in the next SECONDS are. Requests per device per
+minute: every request the devices sent in those seconds (streams opened, each
+reconnection too, polls, actions, games opened), by devices and minutes, for the acting
+tables and the quiet ones. The tables are split over CLIENTS processes: one may not keep
+up with a large café, and the client's lags tell (scheduling: how late it woke up for an
+action, a delayed poll or a stream's reconnection; loop: how late a 10 ms timer of its
+event loop fired). Over the measured seconds are read: the server's CPU time
+(/proc/PID/stat, its main thread's, the event loop, apart) and memory (VmRSS each second,
+VmHWM); with one server process, what its worker threads did (bench/serving.py --stats,
+kept in FILE if given): each request's wait for a worker, its time in the app and its CPU
+time; and how busy the machine was (/proc/stat): what other programs took tells a run
+disturbed. Goals: change-to-screen p99 under 250 ms, action p99 under 100 ms, no error,
+the server's RSS under 120 MB, a quiet table's device at most 6 requests a minute.
+Prints, e.g.
 
 SAMPLE
 
@@ -74,6 +86,7 @@ server takes them for phones, as it would on a table's Wi-Fi.
 """
 import argparse
 import asyncio
+import codecs
 import json
 import multiprocessing
 import os
@@ -86,6 +99,7 @@ import tempfile
 import threading
 import time
 import traceback
+import zlib
 from collections import Counter
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -109,8 +123,15 @@ RECORDS = sorted(path for path in (ROOT / "tests" / "fixtures").glob("full-game-
                  if not path.name.endswith(".expected.json"))
 POLL_EVERY = 1.0  # seconds: a live part's pace when it says none (data-poll)
 POLL_TIMEOUT = 45.0  # seconds: a poll's answer, as the live parts' hx-request says
+# What a browser's EventSource adds to its requests (its cookies besides, no HX-Request).
+EVENT_SOURCE = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+RETRY = 1.0  # seconds: an event stream's reconnection time until it says one (retry)
+# Seconds a stream may stay silent (its heartbeats come every ~10 s) before it has failed.
+STREAM_SILENT = POLL_TIMEOUT
+LINE_END = re.compile(r"\r\n|\r|\n")  # an event stream's lines end with any of them
 SHOWN_WITHIN = 5.0  # seconds after the window and the last action that the devices keep
-# polling, to show the last changes (a change not shown by then counts as never shown)
+# following their live parts, to show the last changes (a change not shown by then counts
+# as never shown)
 LATE_AFTER = TIMEOUT  # seconds after the window when the actions still due are given up
 TICK = 0.01  # seconds: the client's event loop timer whose lateness is its loop lag
 SETUP_TIMEOUT = 120.0  # seconds: any one request while the tables are set up
@@ -146,18 +167,105 @@ def stamp_of(url: str) -> int:
     return int(dict(parse_qsl(urlsplit(url).query))["v"])
 
 
-class Viewer:
-    """A browser showing a page with a live part, and polling it on its connection
-    (`device`). Its page is the last one it was sent, the whole page or the live part (the
-    table's forms are in both); it waits for the changes made at its table to show."""
+def events_url(url: str) -> str:
+    """The URL of a live part's event stream, from its hx-get's."""
+    return url.replace("/live?", "/live/events?", 1)
 
-    def __init__(self, device: Device, opens):
+
+class Browser(Device):
+    """A device whose connection can also hold an event stream, as a browser's
+    EventSource does: a 200 of type text/event-stream, in chunks, leaves its body on the
+    connection, read as it comes (`pieces`)."""
+
+    stream: dict | None = None  # the headers of the event stream the last answer opened
+
+    async def _body(self, status: int, headers: dict) -> bytes:
+        streams = (status == 200
+                   and headers.get("content-type", "").startswith("text/event-stream")
+                   and headers.get("transfer-encoding", "").lower() == "chunked")
+        self.stream = headers if streams else None
+        if not streams:
+            return await super()._body(status, headers)
+        headers.pop("connection", None)  # a "close" is for when the stream ends
+        return b""
+
+    async def pieces(self, silent: float):
+        """The event stream's body as it comes, chunk by chunk (gunzipped), until the
+        server ends it; Failed if the connection fails or stays silent `silent` seconds."""
+        gzipped = self.stream.get("content-encoding") == "gzip"
+        unzip = zlib.decompressobj(wbits=31) if gzipped else None
+        try:
+            while chunk := await self._chunk(silent):
+                yield unzip.decompress(chunk) if unzip else chunk
+        except (OSError, asyncio.IncompleteReadError, ValueError) as error:  # timeouts too
+            self.close()
+            raise Failed(f"{type(error).__name__} {error}".strip()) from None
+
+    async def _chunk(self, silent: float) -> bytes:
+        """The stream's next chunk; empty at its end (the last chunk)."""
+        async with asyncio.timeout(silent):
+            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size:
+                return (await self.reader.readexactly(size + 2))[:-2]  # the chunk, then CRLF
+            await self.reader.readuntil(b"\r\n")  # no trailers: the empty line
+            return b""
+
+
+class EventStream:
+    """What an EventSource reads of its event streams, as the HTML standard parses them:
+    fed a stream's body as it comes, cut anywhere, the data of each event it completes
+    (the lines of its data fields joined by newlines; every event is a live part, the
+    event field is not used); the last event's id and the reconnection time (seconds),
+    kept from one connection to the next."""
+
+    def __init__(self):
+        self.last_id, self.retry = "", RETRY
+        self.connected()
+
+    def connected(self) -> None:
+        """A new connection: nothing of an event read yet (a BOM first is skipped)."""
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")("replace")
+        self.rest, self.data, self.id = "", [], self.last_id
+
+    def feed(self, piece: bytes) -> list[str]:
+        """The data of the events that `piece`, the stream's next bytes, completes."""
+        text = self.rest + self.decoder.decode(piece)
+        cut = len(text) - text.endswith("\r")  # a CR last may be half of a CRLF
+        *lines, rest = LINE_END.split(text[:cut])
+        self.rest = rest + text[cut:]
+        return [data for line in lines if (data := self._line(line)) is not None]
+
+    def _line(self, line: str) -> str | None:
+        """Take in a line: the data of the event it ends, if it ends one (a blank line),
+        else None; a comment (":" first) and unknown fields are ignored."""
+        if not line:
+            self.last_id, data, self.data = self.id, self.data, []
+            return "\n".join(data) if data else None
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            self.data.append(value)
+        elif name == "id" and "\0" not in value:
+            self.id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self.retry = int(value) / 1000
+        return None
+
+
+class Viewer:
+    """A browser showing a page with a live part, and following it on its connection
+    (`device`): on the live part's event stream (`streams`), else by polls. Its page is
+    the last one it was sent, the whole page or the live part (the table's forms are in
+    both); it waits for the changes made at its table to show."""
+
+    def __init__(self, device: Browser, opens, streams: bool):
         self.device, self.opens = device, opens  # opens(device, token, timeout): the page
+        self.streams = streams
         self.page, self.live, self.token = "", Live("", None), None
         self.stamp, self.shown = -1, 0.0  # the stamp shown, since when (monotonic clock)
         self.waiting: list[Change] = []  # changes of its table not shown yet
-        self.results: Results | None = None  # while it polls
-        self.polling: asyncio.Task | None = None
+        self.results: Results | None = None  # while it follows its live part
+        self.following: asyncio.Task | None = None
         self.moving: asyncio.Task | None = None  # opening its table's new game
 
     async def open(self, token: str, timeout: float = TIMEOUT,
@@ -199,18 +307,19 @@ class Viewer:
         return self.live.every or POLL_EVERY
 
     def start(self, results: "Results", after: float = 0.0) -> None:
-        """Start polling, `after` seconds from now."""
+        """Start following the live part, `after` seconds from now."""
         self.results = results
-        self.polling = asyncio.create_task(self._poll(after))
+        follow = self._stream if self.streams else self._poll
+        self.following = asyncio.create_task(follow(after))
 
     async def stop(self) -> None:
-        """Stop polling: the question out is dropped (its connection closed); the changes
-        not shown count as never shown."""
-        if self.polling is not None:
-            self.polling.cancel()
+        """Stop following the live part: the stream or the question out is dropped (its
+        connection closed); the changes not shown count as never shown."""
+        if self.following is not None:
+            self.following.cancel()
             with suppress(asyncio.CancelledError):
-                await self.polling
-            self.polling = None
+                await self.following
+            self.following = None
         self.device.close()
         if self.results is not None:
             self.results.unseen += sum(change.counts for change in self.waiting)
@@ -242,6 +351,38 @@ class Viewer:
                 await asyncio.sleep(due - time.monotonic())
                 results.lag(due)
 
+    async def _stream(self, after: float) -> None:
+        """Follow the live part on its event stream, as static/app.js has EventSource do:
+        each event's live part shown; after a failure, or the stream's end, again `retry`
+        later with the last event's id (Last-Event-ID); polls instead if the server
+        refuses the stream (204 where it holds none, or any answer but a stream)."""
+        results, url, source = self.results, events_url(self.live.url), EventStream()
+        await asyncio.sleep(after)
+        while True:
+            asked, opened = time.monotonic(), False
+            last = {"Last-Event-ID": source.last_id} if source.last_id else {}
+            try:
+                answer = await self.device.request("GET", url, headers={**EVENT_SOURCE, **last},
+                                                   timeout=POLL_TIMEOUT)
+                if answer.status != 200 or self.device.stream is None:
+                    results.streamed(asked, answer.status)  # refused, as a browser's
+                    await self._poll(0.0)  # EventSource closes: static/app.js polls
+                    return
+                results.streamed(asked, 200)
+                opened = True
+                source.connected()
+                async for piece in self.device.pieces(STREAM_SILENT):
+                    for data in source.feed(piece):
+                        results.streamed(time.monotonic(), "events")
+                        self.show(data)
+                raise RuntimeError("the stream ended")
+            except (Failed, RuntimeError, ValueError) as error:
+                self.device.close()  # what is left of the stream with it
+                results.streamed(asked, "broken" if opened else "failed", str(error))
+            due = time.monotonic() + source.retry
+            await asyncio.sleep(source.retry)
+            results.lag(due)
+
 
 async def table_page(device: Device, token: str, timeout: float) -> str:
     """The table page of the game `token`, as the screen and watching phones open it."""
@@ -266,20 +407,21 @@ def action_form(page: str, kind: str) -> Form:
 
 class Table:
     """A table playing the events of a record on its screen, with its phones (or, quiet,
-    only showing a game)."""
+    only showing a game); its devices follow their live parts on event streams
+    (`streams`), else by polls."""
 
     def __init__(self, port: int, record: dict, phones: int, rng: random.Random,
-                 sources: list[str], quiet: bool = False):
+                 sources: list[str], streams: bool, quiet: bool = False):
         self.record, self.setup = record, load_setup(record)
         self.events = [parse_event(raw) for raw in record["events"]]
         self.rng, self.next, self.import_form, self.quiet = rng, 0, None, quiet
         self.acknowledged = {}  # game: its events up to the last one answered
-        self.screen = Viewer(Device(port), table_page)  # the host's: from the loopback
+        self.screen = Viewer(Browser(port), table_page, streams)  # the host's: from the loopback
         self.actor = Device(port)  # the screen's browser's other connection: its forms
         self.actor.cookies = self.screen.device.cookies
         seats = len(self.setup.players)  # one phone on each, the others watch the table
-        self.phones = [Viewer(Device(port, sources[n]), partial(take_seat, seat=n)
-                              if n < seats else table_page) for n in range(phones)]
+        self.phones = [Viewer(Browser(port, sources[n]), partial(take_seat, seat=n)
+                              if n < seats else table_page, streams) for n in range(phones)]
 
     @property
     def viewers(self) -> list[Viewer]:
@@ -335,8 +477,8 @@ class Table:
             phone.expect(change)
 
     def start(self, window: "Window", results: "Results") -> list:
-        """Its devices start polling; what it does besides (its actions, unless quiet),
-        to be awaited."""
+        """Its devices start following their live parts; what it does besides (its
+        actions, unless quiet), to be awaited."""
         for viewer in self.viewers:  # pages loaded at different times
             viewer.start(results, self.rng.uniform(0, viewer.every()))
         if self.quiet:
@@ -345,7 +487,7 @@ class Table:
                          window.start + self.rng.uniform(0, window.every)), window, results)]
 
     async def stop(self) -> None:
-        """Its devices stop polling, and its connections close."""
+        """Its devices stop following their live parts, and its connections close."""
         moving = [phone.moving for phone in self.phones if phone.moving is not None]
         for task in moving:
             task.cancel()
@@ -442,6 +584,9 @@ class Results:
     unseen: int = 0  # changes a device never showed
     away: int = 0  # changes made while a device was opening the table's new game
     polls: Counter = field(default_factory=Counter)  # by answer: 200, 204, failed
+    # Event streams by answer (200, 204, failed), those broken after their 200, and the
+    # events they brought.
+    streams: Counter = field(default_factory=Counter)
     other: int = 0  # games opened, seats taken
     errors: Counter = field(default_factory=Counter)
     lags: list = field(default_factory=list)
@@ -468,6 +613,15 @@ class Results:
             self.polls[answer] += 1
             if why:
                 self.errors[f"poll: {why}"] += 1
+
+    def streamed(self, at: float, what, why: str = "") -> None:
+        """An event stream asked for at `at` answered `what` (a status, or "failed":
+        `why`), or broke after its 200 ("broken": `why`); or an event came at `at`
+        ("events")."""
+        if self.window.counts(at):
+            self.streams[what] += 1
+            if why:
+                self.errors[f"stream: {why}"] += 1
 
     def shown(self, change: Change, at: float) -> None:
         """A device showed `change` at `at`."""
@@ -516,8 +670,8 @@ class Results:
 
     def add(self, other: "Results") -> None:
         """Add what another client process measured."""
-        for name in ("actions", "changes", "ahead", "unseen", "away", "polls", "other",
-                     "errors", "lags", "ticks", "sent", "devices", "reopened", "cpu"):
+        for name in ("actions", "changes", "ahead", "unseen", "away", "polls", "streams",
+                     "other", "errors", "lags", "ticks", "sent", "devices", "reopened", "cpu"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.acknowledged.update(other.acknowledged)
 
@@ -562,7 +716,7 @@ async def _play(pipe, port: int, numbers: list[int], args) -> Results:
     played = records()
     tables = [Table(port, table_record(number, played), args.phones, random.Random(number),
                     phone_sources(args.phone_network, number, args.phones),
-                    quiet=number >= args.tables)
+                    args.transport == "streams", quiet=number >= args.tables)
               for number in numbers]
     began, setting_up = time.monotonic(), asyncio.Semaphore(SETTING_UP)
 
@@ -893,9 +1047,8 @@ def lines(report: Report):
     acting, quiet = report.per_minute("acting"), report.per_minute("quiet")
     yield (f"requests sent: {sum(results.sent.values())}; a device's a minute: acting tables "
            f"{acting:.1f}" + ("" if quiet is None else f", quiet tables {quiet:.1f}"))
-    yield (f"polls answered: {sum(results.polls.values())} (200: {results.polls[200]}, "
-           f"204: {results.polls[204]}, failed: {results.polls['failed']}); actions due "
-           f"{len(results.actions)}; new games opened or joined {results.other}")
+    yield (f"{_updates(results)}; actions due {len(results.actions)}; new games opened or "
+           f"joined {results.other}")
     yield (f"change-to-screen: {_spread(results.changes, results.unseen)} "
            f"({len(results.changes) + results.unseen} changes shown to other devices; "
            f"{results.ahead} before the screen had its answer, {results.unseen} never, "
@@ -933,6 +1086,21 @@ def lines(report: Report):
         for goal, met in goals(report).items())
 
 
+def _updates(results: Results) -> str:
+    """How the devices learnt of the changes: the event streams they opened and the
+    events those brought, the polls they sent (the polls alone if no stream was opened)."""
+    streams, polls, told = results.streams, results.polls, []
+    if streams:
+        told.append(f"streams opened: {streams[200] + streams[204] + streams['failed']} "
+                    f"(200: {streams[200]}, 204 then polls: {streams[204]}, failed: "
+                    f"{streams['failed']}; broken after their 200: {streams['broken']}), "
+                    f"events received {streams['events']}")
+    if polls or not streams:
+        told.append(f"polls answered: {sum(polls.values())} (200: {polls[200]}, 204: "
+                    f"{polls[204]}, failed: {polls['failed']})")
+    return "; ".join(told)
+
+
 def _worker_lines(workers: dict, seconds: float):
     """What the server's worker threads did, by kind of request (serving.Stats)."""
     workers = dict(workers)
@@ -959,6 +1127,9 @@ def main(argv=None) -> None:
                         help="seconds between two actions of a table")
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured")
     parser.add_argument("--warm-up", type=float, default=10.0)
+    parser.add_argument("--transport", choices=["streams", "polls"], default="streams",
+                        help="how the devices follow their live parts: event streams (polls "
+                             "where the server offers none), or polls only")
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--processes", type=int, default=1,
                         help="server processes (templari-companion --processes)")

@@ -22,7 +22,8 @@ connections), its page given before any of its scripts a MutationObserver (see W
 that notes, for each stamp of the game, when the live part (#live) whose hx-get carries
 it (`v=`) was put into the page, and the first animation frame after that; and a
 PerformanceObserver that notes when each answer to a poll reached the page (Resource
-Timing).
+Timing: only where a screen polls; a screen follows its game on a stream where it can,
+and an event on it is no resource of its own).
 
 It makes CHANGES changes as the host, alternately a reveal (the lot goes on the table)
 and a sale (back between rounds: winners in turn, a price the winner may bid). With

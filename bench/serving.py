@@ -113,7 +113,8 @@ class Stats:
     `path` each second, {"at": the monotonic clock, "requests": [[kind, waited, wall,
     cpu], ...]} (seconds) for the requests the app answered in that second, where kind is
     "post" (an action's form), "import", "live" (a poll that reached the app: the new live
-    part, or a 204 decided by Flask), "page" or "other"; waited is the time from the
+    part, or a 204 decided by Flask; or a stream's part drawn, server/streams.py),
+    "events" (a stream opened), "page" or "other"; waited is the time from the
     connection's request going to the worker queue to the app's start (the time a request
     waits for a free worker, and for Python's lock to start), wall the time in the app,
     cpu its thread's CPU time in the app (wall much above cpu: it waited for Python's lock,
@@ -179,6 +180,8 @@ def _kind(environ) -> str:
         return "import" if path.endswith("/import") else "post"
     if path.endswith("/live"):
         return "live"
+    if path.endswith("/live/events"):
+        return "events"
     return "page" if path.startswith("/g/") else "other"
 
 

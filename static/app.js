@@ -1,16 +1,19 @@
 // The little the pages do beyond htmx (no inline script: the CSP allows none).
 "use strict";
 
-// The connection banner: shown while the table server cannot be reached (a poll or a form
-// got no answer: the network failed or it timed out), gone at the first answer again. The
-// polls keep running meanwhile, so the screen catches up by itself; a form that got no
+// The connection banner: shown while the table server cannot be reached (the stream was
+// lost, a poll or a form got no answer: the network failed or it timed out), gone at the
+// first answer again. The stream is opened again (or the polls keep running) meanwhile, so
+// the screen catches up by itself; a form that got no
 // answer keeps what was typed, and sent again it counts at most once (the server checks the
 // game version it was made from).
-document.addEventListener("htmx:afterRequest", (event) => {
+function offline(shown) {
   const banner = document.getElementById("offline");
-  if (banner) {
-    banner.hidden = event.detail.xhr.status !== 0;
-  }
+  if (banner) banner.hidden = !shown;
+}
+
+document.addEventListener("htmx:afterRequest", (event) => {
+  offline(event.detail.xhr.status === 0);
 });
 
 // The answer to a form is seen where it is read: a message for this device (a change another
@@ -30,8 +33,49 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
 });
 
-// A screen's live part asks for news (its hx-trigger is "poll"). The server holds the
-// question until the game moves, then answers with the new part at once, or after some
+// A screen's live part hears of its game's changes on a stream (server-sent events): the
+// server sends the new part as it happens, on one connection, with no question per change
+// (the part's hx-get, at /live/events). An event older than the part shown (a form's
+// answer came first) is left. A lost stream is opened again by the browser a second later
+// from the last part it showed (Last-Event-ID), the banner shown meanwhile. A browser
+// without EventSource, or a server that holds no stream (it answers 204, which closes it),
+// has the part poll instead, as below.
+let stream = null;  // the page's EventSource and whether it was refused
+
+function stampOf(live) {
+  return Number(new URL(live.getAttribute("hx-get"), location.href).searchParams.get("v"));
+}
+
+function listen(live) {
+  if (!window.EventSource) return false;
+  if (stream) return !stream.refused;
+  const source = new EventSource(live.getAttribute("hx-get").replace("/live?", "/live/events?"));
+  stream = {source: source, refused: false};
+  source.addEventListener("open", () => offline(false));
+  source.addEventListener("message", (event) => {
+    offline(false);
+    const shown = document.getElementById("live");
+    if (shown && stampOf(shown) < Number(event.lastEventId)) {
+      htmx.swap(shown, event.data, {swapStyle: "outerHTML"});
+    }
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState !== EventSource.CLOSED) {
+      offline(true);
+      return;
+    }
+    stream.refused = true;
+    document.querySelectorAll("[data-poll]").forEach((part) => schedulePoll(part, 0));
+  });
+  return true;
+}
+
+function streaming() {
+  return stream !== null && !stream.refused;
+}
+
+// Without a stream, a screen's live part asks for news (its hx-trigger is "poll"). The
+// server holds the question until the game moves, then answers with the new part at once, or after some
 // 20 s with a 204 (nothing new): the part asks again at once. A server that answers at
 // once (one that cannot hold) is asked again data-poll ms after the last question (the
 // pace it sets for the game's state: views.poll_interval). While the page is hidden, it
@@ -55,7 +99,7 @@ function schedulePoll(live, delay) {
 
 function poll(live) {
   const state = pollState(live);
-  if (!live.isConnected || state.waiting) return;
+  if (!live.isConnected || state.waiting || streaming()) return;
   clearTimeout(state.timer);
   state.waiting = true;
   state.asked = Date.now();
@@ -79,7 +123,9 @@ document.addEventListener("htmx:configRequest", (event) => {
 document.addEventListener("htmx:load", (event) => {
   const root = event.target;
   const parts = root.matches("[data-poll]") ? [root] : root.querySelectorAll("[data-poll]");
-  parts.forEach((live) => schedulePoll(live, 0));
+  parts.forEach((live) => {
+    if (!listen(live)) schedulePoll(live, 0);
+  });
 });
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) {

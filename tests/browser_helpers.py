@@ -405,3 +405,9 @@ def check_screen(page, shot: str | None = None) -> None:
     if shot:
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=ARTIFACTS / f"{shot}.png", full_page=not phone)
+
+
+def hears_nothing(page) -> None:
+    """`page` hears of nothing new: its stream, then each of its polls, answered 204
+    before they leave it (static/app.js polls when its stream is refused)."""
+    page.route(re.compile(r"/live(/events)?\?"), lambda route: route.fulfill(status=204))

@@ -3,7 +3,7 @@ sent it, and every screen says when the table server cannot be reached, keeps wh
 typed, and catches up when the server is back."""
 import re
 
-from tests.browser_helpers import PHONE, WAIT, loose, press, take_seat
+from tests.browser_helpers import PHONE, WAIT, hears_nothing, loose, press, take_seat
 from tests.test_browser import new_table_game, reveal_lot
 
 OFFLINE = "The table server cannot be reached"
@@ -11,9 +11,9 @@ OFFLINE = "The table server cannot be reached"
 
 def slow_table_screen(server, phone_browser, token, name, errors):
     """A phone that took `name`'s seat, then opened the table screen to record, and hears
-    of nothing new (its polls are answered 204 before they leave it)."""
+    of nothing new."""
     phone = take_seat(phone_browser.new_context(**PHONE), server, token, name, errors)
-    phone.route(re.compile(r"/live\?"), lambda route: route.fulfill(status=204))
+    hears_nothing(phone)
     phone.goto(f"{server.phone_url}/g/{token}")
     return phone
 

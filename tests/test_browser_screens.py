@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_helpers import (ARTIFACTS, PHONE, WAIT, check_screen, loose, open_page,
-                                   press, take_seat)
+from tests.browser_helpers import (ARTIFACTS, PHONE, WAIT, check_screen, hears_nothing, loose,
+                                   open_page, press, take_seat)
 from tests.test_browser_game_night import (FIVE, Taps, auction, controls, late_game,
                                           out_of_sight)
 from tests.web_helpers import act, join, new_game, phone_client, play
@@ -162,7 +162,7 @@ def test_a_lost_race_is_told_in_sight_on_the_phone_that_tried(server, phone_brow
     token = late_game(client)
     act(client, token, "reveal", "purple 0", "purple 1")
     slow = take_seat(phone_context(phone_browser, PHONES[0], locale), server, token, "Bert")
-    slow.route(re.compile(r"/live\?"), lambda route: route.fulfill(status=204))
+    hears_nothing(slow)
     slow.goto(f"{server.phone_url}/g/{token}")
     sold = slow.locator("form.action-sold")
     press(sold.get_by_role("radio", name="Anna"))

@@ -3,7 +3,7 @@ Python lacks removed (tests/platforms.py), and a whole game played through it ov
 
 Windows' Python has no epoll nor poll(), no resource, fcntl or fork; macOS's no epoll:
 the server then runs waitress's own loop (select() or poll()), never the epoll loop, and
-every page, poll and action answers as on Linux.
+every page, poll, stream and action answers as on Linux.
 """
 import html
 import http.client
@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from companion.web.pages import RETRY
 from tests.real_http import RealClient, started, stop
+from tests.served import Listener
 from tests.web_helpers import FIRST_SALE, GAME, new_game, play, text
 
 PLATFORMS = Path(__file__).with_name("platforms.py")
@@ -60,10 +62,15 @@ def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
     seen = live_stamp(table)
     assert host.get(f"/g/{token}/live?v={seen}&now=1").status_code == 204  # nothing new
     screen = held_poll(local, f"/g/{token}/live?v={seen}")
+    address = urlsplit(local)
+    streaming = Listener((address.hostname, address.port), f"/g/{token}/live/events?v={seen}")
+    assert streaming.status == 200 and streaming.chunk() == RETRY
     play(host, token, GAME[:2])  # a reveal and a sale (R8)
     screen.sock.settimeout(10)
     answer = screen.getresponse()  # at the first change, the reveal: not 20 s later
     assert answer.status == 200 and live_stamp(answer.read().decode()) != seen
+    assert live_stamp(streaming.event()[1]) != seen  # on the stream too
+    streaming.close()
     assert host.get(f"/g/{token}/live?v={seen}").status_code == 200  # news: the sale
     assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
     play(host, token, GAME[2:])

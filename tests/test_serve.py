@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from waitress import wasyncore
 
 from companion import cli
 from companion.rules.record import parse_event
@@ -22,6 +21,7 @@ from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app
 from companion.web.pages import STAMP_READ
+from tests.served import change_elsewhere, new_game_poll, served, until
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
@@ -221,45 +221,12 @@ def test_a_system_that_allows_fewer_open_files_gets_fewer_connections(tmp_path, 
         server.close()
 
 
-def _new_game(app) -> str:
-    """A 3-player game's poll URL, at the stamp it has: a poll that finds nothing new."""
-    store = app.config["STORE"]
-    token = games.create(store, {"format": "templari-game/1", "edition": "en",
-                                 "players": ["Anna", "Bert", "Claus"], "events": []},
-                         games.Options())
-    return f"/g/{token}/live?v={store.stamp(token)}"
-
-
-@contextmanager
-def _served(app, hold: float = 0.2):
-    """`app` on the table's waitress, its loop turned in a thread: the port. A poll that
-    finds nothing new is held `hold` seconds (the table's is 20)."""
-    app.config["POLL_HOLD"] = hold
-    sockets, stop = {}, threading.Event()
-    server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
-                                 **serve.waitress_options(app))
-
-    def loop():
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=sockets, count=1, use_poll=True)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield server.effective_port, server
-    finally:
-        stop.set()
-        thread.join()
-        server.task_dispatcher.shutdown()
-        wasyncore.close_all(sockets)
-
-
 def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
     """waitress closes the connection after any 204 unless told otherwise: the table's
     server keeps it, so a phone's poll each second does not open a new one each time."""
     app = create_app(tmp_path / "data")
-    poll = _new_game(app)
-    with _served(app) as (port, _):
+    poll = new_game_poll(app)
+    with served(app) as (port, _):
         client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answers = []
         for headers in ({}, {}, {"Connection": "close"}):
@@ -285,14 +252,14 @@ def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tm
         return "slow" if released.wait(10) else "late"
 
     app.add_url_rule("/slow", "slow", slow)
-    poll = _new_game(app)
-    with _served(app) as (port, server):
+    poll = new_game_poll(app)
+    with served(app) as (port, server):
         busy = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(threads)]
         for connection in busy:
             connection.request("GET", "/slow")
         # every worker has a page: AT_ONCE of them drawing it, the others waiting their turn
         assert all(arrived.acquire(timeout=10) for _ in range(AT_ONCE))
-        _until(lambda: server.task_dispatcher.active_count == threads, "every worker is busy")
+        until(lambda: server.task_dispatcher.active_count == threads, "every worker is busy")
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answers = []
         for _ in range(2):
@@ -313,8 +280,8 @@ def test_a_form_waiting_to_continue_behind_a_quiet_poll_is_told_to(tmp_path):
     with 'Expect: 100-continue' at once hears the page, the 204, then that it may send
     the form (HTTP/1.1's 100 Continue), as it would from waitress alone."""
     app = create_app(tmp_path / "data")
-    poll = _new_game(app)
-    with _served(app) as (port, _):
+    poll = new_game_poll(app)
+    with served(app) as (port, _):
         connection = socket.create_connection(("127.0.0.1", port), timeout=10)
         host = f"Host: 127.0.0.1:{port}\r\n"
         connection.sendall((f"GET {poll.split('/live')[0]} HTTP/1.1\r\n{host}\r\n"
@@ -419,8 +386,8 @@ def test_a_waitress_without_a_name_used_is_told_in_one_line_and_still_serves(
     monkeypatch.setitem(waitress_api.USED["waitress.channel"], "HTTPChannel",
                         (*used, "outbound_bytes"))
     app = create_app(tmp_path / "data")
-    poll = _new_game(app)
-    with _served(app) as (port, server):
+    poll = new_game_poll(app)
+    with served(app) as (port, server):
         assert not isinstance(server.asyncore, Loop)
         assert server.channel_class is HTTPChannel
         assert get(port, "/").status == 200 and get(port, poll).status == 204
@@ -437,26 +404,18 @@ def _poll(connection, path: str) -> tuple[int, str]:
     return response.status, response.read().decode()
 
 
-def _until(condition, what: str) -> None:
-    """Wait for `condition()` (a state of the server's loop, turned in its thread)."""
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
-
-
 @contextmanager
 def _one_poll_held(tmp_path, database):
     """A new game on the table's server and a phone's poll of it, held (30 s): the app,
     the port, the phone's connection, the poll's URL, and its answer when it comes."""
     app = create_app(tmp_path / "data", database=database)
-    poll = _new_game(app)
-    with _served(app, hold=30) as (port, _):
+    poll = new_game_poll(app)
+    with served(app, hold=30) as (port, _):
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         answer = []
         waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
         waiting.start()
-        _until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
+        until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
 
         def answered() -> tuple[int, str]:
             waiting.join()
@@ -472,22 +431,22 @@ def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path,
     with _one_poll_held(tmp_path, database) as (app, port, phone, poll, answered):
         store, token = app.config["STORE"], poll.split("/")[2]
         held = app.extensions[channel.HELD_POLLS]
-        _reveal_elsewhere(store, token)
+        change_elsewhere(store, token)
         status, part = answered()
         assert status == 200 and "red" in part  # within 10 s, not 30
         phone.sock.sendall(f"GET /g/{token}/live?v={store.stamp(token)} HTTP/1.1\r\n"
                            f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
-        _until(lambda: len(held) == 1, "the next poll is held")
+        until(lambda: len(held) == 1, "the next poll is held")
         phone.close()
-        _until(lambda: len(held) == 0, "a poll whose client went is forgotten")
+        until(lambda: len(held) == 0, "a poll whose client went is forgotten")
 
 
 def test_every_screen_of_a_game_is_answered_with_its_change_and_no_other_game_s(tmp_path):
     """A change wakes the held polls of its game: each of its three screens shows the lot
     (R3); another game's screen waits on."""
     app = create_app(tmp_path / "data")
-    poll, other = _new_game(app), _new_game(app)
-    with _served(app, hold=30) as (port, _):
+    poll, other = new_game_poll(app), new_game_poll(app)
+    with served(app, hold=30) as (port, _):
         held = app.extensions[channel.HELD_POLLS]
         watching = socket.create_connection(("127.0.0.1", port))
         watching.sendall(f"GET {other} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
@@ -497,8 +456,8 @@ def test_every_screen_of_a_game_is_answered_with_its_change_and_no_other_game_s(
             _poll(screen, poll))) for screen in screens]
         for thread in waiting:
             thread.start()
-        _until(lambda: len(held) == 4, "the four polls are held")
-        _reveal_elsewhere(app.config["STORE"], poll.split("/")[2])
+        until(lambda: len(held) == 4, "the four polls are held")
+        change_elsewhere(app.config["STORE"], poll.split("/")[2])
         for thread in waiting:
             thread.join()
         assert [(status, "red" in part) for status, part in answers] == [(200, True)] * 3
@@ -515,7 +474,7 @@ def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_th
         store, token = app.config["STORE"], poll.split("/")[2]
         asked = []
         store.stamp = lambda token: asked.append(token) or type(store).stamp(store, token)
-        _reveal_elsewhere(store, token)
+        change_elsewhere(store, token)
         status, part = answered()
         assert status == 200 and "red" in part and asked == []
         assert _poll(phone, poll)[0] == 200 and asked == [token]  # the loop's question
@@ -528,7 +487,7 @@ def test_a_poll_that_waited_while_its_game_moved_again_shows_the_latest_change(t
     tables did that for every such poll: a fifth of its time)."""
     app = create_app(tmp_path / "data")
     store, kept = app.config["STORE"], app.config["GAMES"]
-    poll = _new_game(app)
+    poll = new_game_poll(app)
     token = poll.split("/")[2]
     first = games.load(store, token)
     kept.keep(games.append(store, first, first.version, parse_event(
@@ -570,7 +529,7 @@ def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(t
     on anyway."""
     from companion.store.news import News, Watch
     app = create_app(tmp_path / "data")
-    store, token = app.config["STORE"], _new_game(app).split("/")[2]
+    store, token = app.config["STORE"], new_game_poll(app).split("/")[2]
     moved, fresh = [], set()
     shown = {token: {store.stamp(token) - 1}}  # the stamp before a change
 
@@ -594,7 +553,7 @@ def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_a
     from companion.store import news
     app = create_app(tmp_path / "data")
     store = app.config["STORE"]
-    first, second = (_new_game(app).split("/")[2] for _ in range(2))
+    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
     asked, now = [], [100.0]
     shown = {first: {store.stamp(first)}, second: {store.stamp(second)}}
 
@@ -606,13 +565,13 @@ def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_a
     watch = news.Watch(store, waited, moved.append, clock=lambda: now[0])
     changes = store.news()
     changes.wait(0)
-    _reveal_elsewhere(store, first)  # (a thread of its own: SQLite's data version moves for
+    change_elsewhere(store, first)  # (a thread of its own: SQLite's data version moves for
     heard = changes.wait(0)  # the other connections' commits, not this one's)
     assert heard.games == {first} and heard.anywhere  # the data version moved as well
     watch.look(heard)
     assert asked == [None] and moved == [{first: store.stamp(first)}]  # the first full look
     shown[first] = {store.stamp(first)}
-    _reveal_elsewhere(store, second)
+    change_elsewhere(store, second)
     now[0] += news.FULL_EVERY / 2
     watch.look(changes.wait(0))
     assert asked[1:] == [{second}] and moved[1:] == [{second: store.stamp(second)}]  # too soon
@@ -626,23 +585,12 @@ def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_a
     assert asked[3:] == [frozenset()] and watch._patience() == news.WATCH_EVERY
 
 
-def _reveal_elsewhere(store, token: str) -> None:
-    """A lot revealed in the game `token` by another thread (its own connection)."""
-    reveal = parse_event({"type": "reveal", "cards": [{"family": "red", "number": 1},
-                                                      {"family": "blue", "number": 2}]})
-    game = games.load(store, token)
-    writer = threading.Thread(target=games.append,
-                              args=(store, game, game.version, reveal, "host"))
-    writer.start()
-    writer.join()
-
-
 def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):
     """`now=1` (static/app.js sends it after a failed poll): not held, so the screen's
     banner goes as soon as the server is back."""
     app = create_app(tmp_path / "data")
-    poll = _new_game(app)
-    with _served(app, hold=30) as (port, _):
+    poll = new_game_poll(app)
+    with served(app, hold=30) as (port, _):
         phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         assert _poll(phone, poll + "&now=1") == (204, "")
         phone.close()
@@ -686,7 +634,7 @@ def test_two_screens_are_drawn_at_once_and_an_action_does_not_wait_its_turn():
                for n in range(3)]
     for screen in screens[:2]:
         screen.start()
-    _until(lambda: len(seen) == 2, "two screens are being drawn")
+    until(lambda: len(seen) == 2, "two screens are being drawn")
     assert _turns_free(drawing) == 0
     screens[2].start()
     _ask(drawing, "POST", "/act")
@@ -707,10 +655,10 @@ def test_a_screen_is_drawn_after_the_action_in_the_app_or_after_changes_first_se
     drawing = Drawing(_drawing_app(seen, lock, release))
     action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
     action.start()
-    _until(lambda: seen == [("in", "/act")], "the action is in the app")
+    until(lambda: seen == [("in", "/act")], "the action is in the app")
     screen = threading.Thread(target=_ask, args=(drawing, "GET", "/screen"))
     screen.start()
-    _until(lambda: _turns_free(drawing) == AT_ONCE - 1, "the screen has its turn")
+    until(lambda: _turns_free(drawing) == AT_ONCE - 1, "the screen has its turn")
     assert seen == [("in", "/act")]  # it waits for the action
     release["POST"].set()
     action.join()
@@ -721,7 +669,7 @@ def test_a_screen_is_drawn_after_the_action_in_the_app_or_after_changes_first_se
     release["POST"].clear()
     action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
     action.start()
-    _until(lambda: seen == [("in", "/act")], "the action is in the app")
+    until(lambda: seen == [("in", "/act")], "the action is in the app")
     _ask(drawing, "GET", "/screen")  # at once: the action took too long
     release["POST"].set()
     action.join()

@@ -20,12 +20,14 @@ from waitress.utilities import build_http_date
 
 from companion.store.news import Watch
 from companion.web.guards.proxy import PROXY
-from companion.web.pages import STAMP_READ
+from companion.web.pages import STAMP_READ, STREAM, STREAMS
 from companion.web.polls import NOTHING_NEW, QuietPolls
 from .drawing import READS
 from .guard import PIPELINED, Guard, SlowHeaders
+from .streams import BEAT, Stream, Streams, poll_of
 
 HELD_POLLS = "templari.held"  # the app's Held (app.extensions), for a look from outside
+STREAMING = "templari.streams"  # the app's Streams, likewise
 HOLD = 20.0  # seconds a poll that finds nothing new waits for news (a screen's client waits
 # longer: static/app.js)
 
@@ -46,29 +48,53 @@ def install(sockets, app) -> None:
     listeners = [listener for listener in sockets.values()  # one per address listened on
                  if isinstance(listener, BaseWSGIServer)]
     held = Held(app.config.get("POLL_HOLD", HOLD)) if polls is not None and listeners else None
+    streams = (Streams(listeners[0].task_dispatcher.add_task, min(BEAT, held.hold))
+               if held is not None and held.hold > 0 else None)  # (0: a server holding none)
     for listener in listeners:
         listener.channel_class = Admission(guard)
         listener.add_task = Gate(listener.add_task, partial(_first, listener.task_dispatcher),
                                  polls, guard, held)
         listener.maintenance = Sweep(listener, guard)
+        listener.templari_streams = streams
     if held is not None:
         app.extensions[HELD_POLLS] = held
+        app.extensions[STREAMING] = streams
         first = listeners[0]
-        first.readable = Turn(first.readable, held)
-        Watch(app.config["STORE"], held.waited,
-              lambda tokens: first.trigger.pull_trigger(lambda: held.wake(tokens)),
+        first.readable = Turn(first.readable, held, streams)
+        Watch(app.config["STORE"], lambda games=None: _joined(held, streams, games),
+              lambda tokens: first.trigger.pull_trigger(lambda: _woken(tokens, held, streams)),
               alive=lambda: first._fileno is not None).start()
+
+
+def _joined(held, streams, games=None) -> dict:
+    """The stamps shown by the screens that wait on each game (Held.waited), held polls
+    and streams."""
+    polls = held.waited(games)
+    if streams is None:
+        return polls
+    listening = streams.waited(games)
+    return {token: polls.get(token, set()) | listening.get(token, set())
+            for token in polls.keys() | listening.keys()}
+
+
+def _woken(moved: dict, held, streams) -> None:
+    """The held polls and the streams of the games that `moved` go on."""
+    held.wake(moved)
+    if streams is not None:
+        streams.wake(moved)
 
 
 class Turn:
     """A listener's `readable`, which its loop asks at every turn (at least once a second):
-    the held polls whose time is up are answered first."""
+    the held polls whose time is up are answered first, and the quiet streams told so."""
 
-    def __init__(self, readable, held):
-        self.readable, self.held = readable, held
+    def __init__(self, readable, held, streams):
+        self.readable, self.held, self.streams = readable, held, streams
 
     def __call__(self) -> bool:
         self.held.expire()
+        if self.streams is not None:
+            self.streams.expire()
         return self.readable()
 
 
@@ -239,18 +265,42 @@ class KeepAliveTask(WSGITask):
     connection can take the next request: it stays open unless the client asked to close."""
 
     def get_environment(self) -> dict:
-        """waitress's environ, with the stamp the loop read for this poll (`STAMP_READ`)."""
+        """waitress's environ, with the stamp the loop read for this poll (`STAMP_READ`),
+        and whether a stream can be held on this connection (`STREAMS`: HTTP/1.1, where
+        an answer may go on in chunks, on a server that holds streams)."""
         environ = super().get_environment()
         stamp = _stamp_read(self.request)
         if stamp is not None:
             environ[STAMP_READ] = stamp
+        if (self.version == "1.1"
+                and getattr(self.channel.server, "templari_streams", None) is not None):
+            environ[STREAMS] = True
         return environ
 
     def set_close_on_finish(self) -> None:
-        if (self.version == "1.1" and not self.has_body
+        if (self.version == "1.1" and (not self.has_body or self._stream() is not None)
                 and self.request.headers.get("CONNECTION", "").lower() != "close"):
             return
         super().set_close_on_finish()
+
+    def finish(self) -> None:
+        """As waitress's; but a stream's answer is not ended: the connection goes on
+        as the stream (streams.py), which shows its game at the stamp Flask named."""
+        opened = self._stream()
+        if opened is None or self.close_on_finish:
+            super().finish()
+            return
+        if not self.wrote_header:
+            self.write(b"")
+        token, stamp = opened
+        self.channel.server.templari_streams.listen(
+            self.channel, Stream(token, poll_of(self.environ, self.request.path)), stamp)
+
+    def _stream(self) -> tuple[str, int] | None:
+        """The game and stamp of the stream this answer opens, if it opens one."""
+        if self.environ is None or not self.status.startswith("200"):
+            return None
+        return self.environ.get(STREAM)
 
 
 class Channel(HTTPChannel):
@@ -261,6 +311,7 @@ class Channel(HTTPChannel):
     task_class = KeepAliveTask
     guard = None
     held = None  # the Held keeping this connection's poll, while it does
+    stream = None  # its stream, once it is one (streams.py)
     queued = False  # whether its request waits for a worker (loop.Turns asks it no more)
     served_by = None  # the worker thread serving its request, while one does
 
@@ -303,7 +354,32 @@ class Channel(HTTPChannel):
         elif len(self.requests) > 1 or self.request is not None:  # more behind the poll
             self.held.answer(self)
 
+    def handle_write(self) -> None:
+        """As waitress's; but a stream's connection, which has no request under way, may
+        be written by a worker meanwhile (streams.Redraw): its buffers are sent holding
+        their lock, as while a request is served."""
+        if self.stream is None:
+            super().handle_write()
+            return
+        with self.outbuf_lock:
+            super().handle_write()
+
+    def received(self, data) -> bool:
+        """As waitress's; but a stream's screen sends nothing more: if it does, the stream
+        ends (a browser would not)."""
+        if self.stream is not None and data:
+            self.server.templari_streams.end(self)
+            return False
+        return super().received(data)
+
+    def awake(self) -> None:
+        """Have the loop send what a worker wrote for this connection."""
+        _ask_again(self)
+        self.server.pull_trigger()
+
     def del_channel(self, map=None) -> None:
+        if self.stream is not None:
+            self.server.templari_streams.drop(self)
         super().del_channel(map)
         if self.guard is not None:
             self.guard, guard = None, self.guard

@@ -1,6 +1,6 @@
 """What the server uses of waitress beyond its documented API (`create_server` with its
 options, `run`): the classes and attributes behind the loop of its own (loop.py), the
-keep-alive 204s and the polls held in the loop (channel.py).
+keep-alive 204s, the polls held in the loop (channel.py) and the streams (streams.py).
 
 pyproject.toml bounds waitress to the versions tested (constraints.txt has the one CI
 ran). A version without one of these names is told in one line at start, naming it, and
@@ -17,18 +17,23 @@ USED = {
     "waitress.server": {
         "BaseWSGIServer": ("channel_class", "add_task", "adj", "next_channel_cleanup",
                            "asyncore", "accepting", "readable", "writable", "maintenance",
-                           "active_channels", "trigger", "task_dispatcher", "_fileno"),
+                           "active_channels", "trigger", "task_dispatcher", "_fileno",
+                           "application", "pull_trigger"),
     },
     "waitress.channel": {
         "HTTPChannel": ("task_class", "requests", "request", "connected", "server",
                         "total_outbufs_len", "write_soon", "send_continue",
                         "sent_continue", "readable", "writable", "accepting", "addr",
                         "will_close", "del_channel", "requests_lock", "handle_read",
-                        "close_when_flushed", "service", "adj", "_map", "_fileno"),
+                        "close_when_flushed", "service", "adj", "_map", "_fileno",
+                        "received", "last_activity", "handle_write", "outbuf_lock",
+                        "current_outbuf_count"),
+        "ClientDisconnected": (),
     },
     "waitress.task": {"WSGITask": ("set_close_on_finish", "get_environment", "version",
-                                   "has_body", "request"),
-                      "ThreadedTaskDispatcher": ("lock", "queue", "queue_cv")},
+                                   "has_body", "request", "finish", "write", "wrote_header",
+                                   "environ", "status", "close_on_finish"),
+                      "ThreadedTaskDispatcher": ("lock", "queue", "queue_cv", "add_task")},
     "waitress.parser": {
         "HTTPRequestParser": ("error", "version", "expect_continue", "headers_finished",
                               "headers", "command", "path", "query", "url_scheme", "close"),

@@ -1,7 +1,7 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
 import re
 
-from flask import abort, current_app, g, request
+from flask import Response, abort, current_app, g, request
 
 from companion.store import games
 
@@ -67,3 +67,25 @@ def live_or_204(token: str, render):
     if shows(stamp, request.args.get("v")):
         return "", 204
     return render(game_or_404(token, fresh=True, stamp=stamp))
+
+
+# Where the server says a stream can be held on this request's connection, and where the
+# view of a stream tells it which game and stamp its screen shows (server/streams.py).
+STREAMS = "templari.streams"
+STREAM = "templari.stream"
+RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again
+# a second later
+
+
+def events(token: str):
+    """A screen's stream of its live part (server-sent events, `.../live/events?v=`): the
+    server keeps the connection and sends the part anew at each change of the game, from
+    the stamp the screen shows (`v`, or the last event's id when its browser opens the
+    stream again). 204 where the server cannot hold a stream: the screen polls."""
+    if not request.environ.get(STREAMS):
+        return "", 204
+    game_or_404(token)
+    shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
+    request.environ[STREAM] = (token, int(shown) if shown.isdigit() else -1)
+    return Response(iter([RETRY]), mimetype="text/event-stream",  # (no length: it goes on)
+                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

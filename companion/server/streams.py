@@ -1,0 +1,212 @@
+"""The screens' streams: each screen's live part told of its game's changes as server-sent
+events on one connection it keeps open, with no request per change.
+
+A screen opens its stream (`GET .../live/events`, web/pages.py) as it would poll; Flask
+answers its headers, and the connection's task hands it here instead of ending the
+answer (channel.KeepAliveTask). When the game moves (the Watch tells, whichever process
+moved it), one worker thread draws each stream of that game: the screen's poll, asked of
+the app with the stream's own request (its cookies, its address) at the stamp it showed,
+and writes the new live part as an event (its id the stamp). A quiet stream gets a
+comment every BEAT seconds: the connection is not idle (waitress closes those), and a
+screen that went away is found. The loop sends what the workers write.
+"""
+import io
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from waitress.channel import ClientDisconnected
+
+from companion.web.pages import STAMP_READ
+
+LOG = logging.getLogger("waitress")  # where waitress tells a request that failed
+BEAT = 10.0  # seconds between two comments on a quiet stream (below channel_timeout)
+HEARTBEAT = b":\n\n"
+BACKLOG = 256 * 1024  # bytes a stream may have waiting to be sent: past that its screen
+# is not reading (a phone asleep); the stream ends, and the screen catches up when it
+# opens it again
+END = b"0\r\n\r\n"  # the last chunk of a chunked answer (RFC 9112 7.1)
+
+# The stream's request headers that a poll of the same screen would not send, and what
+# it sends that the stream does not: a poll by htmx, its answer not compressed (an
+# event is text).
+_NOT_POLLED = ("HTTP_ACCEPT", "HTTP_ACCEPT_ENCODING", "HTTP_LAST_EVENT_ID",
+               "HTTP_CACHE_CONTROL")
+
+
+@dataclass
+class Stream:
+    """An open stream: its game, and the request to ask the app for the screen's poll."""
+    token: str
+    poll: dict  # a WSGI environ, without its stamp
+
+
+def poll_of(environ: dict, events_path: str) -> dict:
+    """The environ of the poll a stream's screen would send (`environ`: the stream's, at
+    `events_path`, which ends in /events), with no body and no stamp yet."""
+    poll = {name: value for name, value in environ.items()
+            if isinstance(value, str) and name not in _NOT_POLLED}
+    poll.update({"PATH_INFO": events_path.removesuffix("/events"), "HTTP_HX_REQUEST": "true",
+                 "wsgi.version": (1, 0), "wsgi.multithread": True,
+                 "wsgi.multiprocess": environ.get("wsgi.multiprocess", False),
+                 "wsgi.run_once": False, "wsgi.errors": environ.get("wsgi.errors")})
+    poll.pop("CONTENT_LENGTH", None)
+    poll.pop("CONTENT_TYPE", None)
+    return poll
+
+
+class Streams:
+    """The open streams, by game, each with the stamp its screen shows. `wake` and `beat`
+    run in the loop's thread; `listen` in a worker's; `waited` in the Watch's."""
+
+    def __init__(self, dispatch, beat: float = BEAT, clock=time.monotonic):
+        self.dispatch, self.beat, self.clock = dispatch, beat, clock  # dispatch(task)
+        self._lock = threading.Lock()
+        self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
+        self._beats: OrderedDict = OrderedDict()  # channel: when its next comment is due
+        self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
+
+    def listen(self, channel, stream: Stream | None, stamp: int) -> None:
+        """`channel` shows its game at `stamp` and waits for the next change (`stream`:
+        a stream just opened)."""
+        with self._lock:
+            if stream is not None:
+                channel.stream = stream
+                self._beats[channel] = self.clock() + self.beat
+            elif channel not in self._beats:
+                return  # closed meanwhile
+            self._games.setdefault(channel.stream.token, {})[channel] = stamp
+            self._fresh.add(channel.stream.token)
+
+    def waited(self, games=None) -> dict[str, set[int]]:
+        """For the Watch, as Held.waited."""
+        with self._lock:
+            fresh, self._fresh = self._fresh, set()
+            asked = self._games.keys() if games is None else (fresh | games) & self._games.keys()
+            return {token: set(self._games[token].values()) for token in asked}
+
+    def wake(self, moved: dict) -> None:
+        """The streams of the games that `moved` (token: the stamp the Watch read) are
+        drawn at that stamp, a game's by one worker."""
+        with self._lock:
+            woken = [(token, stamp, self._games.pop(token)) for token, stamp in moved.items()
+                     if token in self._games]
+        for token, stamp, shown in woken:
+            if stamp is None:  # the game was removed: its screens are told by their polls
+                for channel in shown:
+                    self.end(channel)
+            else:
+                self.dispatch(Redraw(self, stamp, list(shown.items())))
+
+    def expire(self) -> None:
+        """A comment on each stream quiet for BEAT seconds (the loop's thread)."""
+        now, due = self.clock(), []
+        with self._lock:
+            while self._beats:
+                channel, when = next(iter(self._beats.items()))
+                if when > now:
+                    break
+                self._beats.move_to_end(channel)
+                self._beats[channel] = now + self.beat
+                due.append(channel)
+        for channel in due:
+            self.send(channel, HEARTBEAT)
+
+    def send(self, channel, data: bytes) -> None:
+        """Write `data` on the stream of `channel` as a chunk (any thread)."""
+        if channel.total_outbufs_len > BACKLOG:
+            self.end(channel)
+            return
+        try:
+            with channel.outbuf_lock:
+                channel.write_soon(b"%X\r\n%s\r\n" % (len(data), data))
+                # The next chunk in a buffer of its own, as waitress does for each answer:
+                # a buffer keeps every byte written to it until it is closed, once sent.
+                channel.current_outbuf_count = channel.adj.outbuf_high_watermark
+        except ClientDisconnected:
+            self.drop(channel)
+            return
+        channel.last_activity = time.time()
+        channel.awake()
+
+    def end(self, channel) -> None:
+        """End a stream (its screen then asks again, or polls)."""
+        self.drop(channel)
+        try:
+            channel.write_soon(END)
+        except ClientDisconnected:
+            return
+        channel.close_when_flushed = True
+        channel.awake()
+
+    def drop(self, channel) -> None:
+        """Forget the stream of `channel` (closed, or ended)."""
+        with self._lock:
+            if self._beats.pop(channel, None) is None:
+                return
+            shown = self._games.get(channel.stream.token, {})
+            shown.pop(channel, None)
+            if not shown:
+                self._games.pop(channel.stream.token, None)
+
+    def __len__(self) -> int:
+        return len(self._beats)
+
+
+class Redraw:
+    """A worker's task (waitress's queue takes any object with `service`): the streams of
+    one game drawn at `stamp`, each as its screen's poll from the stamp it showed."""
+
+    def __init__(self, streams: Streams, stamp: int, shown: list):
+        self.streams, self.stamp, self.shown = streams, stamp, shown
+
+    def service(self) -> None:
+        for channel, stamp in self.shown:
+            if not channel.connected:
+                self.streams.drop(channel)
+                continue
+            try:
+                self._draw(channel, stamp)
+            except Exception:  # (Flask answers its own errors): the screen opens it again
+                LOG.exception("a stream of a game could not be drawn")
+                self.streams.end(channel)
+
+    def cancel(self) -> None:
+        """Nothing to do when the server stops before this task ran."""
+
+    def _draw(self, channel, shown: int) -> None:
+        poll = {**channel.stream.poll, "QUERY_STRING": f"v={shown}",
+                STAMP_READ: self.stamp, "wsgi.input": io.BytesIO()}
+        status, body = _answer(channel.server.application, poll)
+        if status.startswith("200"):
+            self.streams.send(channel, _event(self.stamp, body))
+            self.streams.listen(channel, None, self.stamp)
+        elif status.startswith("204"):  # it showed that stamp already
+            self.streams.listen(channel, None, shown)
+        else:  # not a live part any more (the game is gone): the screen asks again
+            self.streams.end(channel)
+
+
+def _answer(app, environ: dict) -> tuple[str, bytes]:
+    """The status and body `app` answers to `environ`."""
+    statuses = []
+
+    def start_response(status, headers, exc_info=None):
+        statuses.append(status)
+        return lambda data: None
+
+    body = app(environ, start_response)
+    try:
+        return statuses[-1], b"".join(body)
+    finally:
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
+
+
+def _event(stamp: int, html: bytes) -> bytes:
+    """A live part as one event: its id the stamp, each line of it a data line."""
+    lines = html.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    return b"id: %d\n%s\n" % (stamp, b"".join(b"data: %s\n" % line for line in lines))
