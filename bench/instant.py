@@ -589,8 +589,9 @@ def report(args, first, changes, watchers, watched, offsets, screens, quiet_from
     print(f"  fastest: {min(every, default=0):.0f} ms (a screen may be answered before the "
           "table that made the change)")
     print(f"  the first animation frame after it: {figures(drawn)}")
-    print(f"  of which the poll's answer reaching the screen: {figures(reached)}; from there "
-          f"to the part in the page: {figures(drawing)}")
+    if reached:  # (screens that poll; an event on a stream has no Resource Timing)
+        print(f"  of which the poll's answer reaching the screen: {figures(reached)}; from "
+              f"there to the part in the page: {figures(drawing)}")
     for screen in watchers:
         own = [watched[screen.name]["seen"][str(change.stamp)]["inserted"] - change.answered
                for change in changes if str(change.stamp) in watched[screen.name]["seen"]]

@@ -3,8 +3,11 @@ beyond its documented API, see waitress_api.py: imported only where waitress has
 what one address may hold and send is limited (guard.py), an answer without a body keeps
 its connection open, and a poll that finds nothing new is held by the event loop until
 its game moves (a Watch of the store tells, whichever process moved it) or HOLD seconds
-pass, without a worker thread: every screen shows a change as it happens, and a screen
-where nothing happens asks a few times a minute. A change (a POST) goes to the first
+pass, without a worker thread: a screen that polls shows a change as it happens, and
+asks a few times a minute while nothing happens. A stream's answer (pages.events) is not
+ended: its connection goes on as the stream (streams.py), the same Watch telling it of its
+game's changes, and sends its buffers holding their lock (a worker may be writing an
+event meanwhile). A change (a POST) goes to the first
 free worker, before the screens' polls: a player waits for its answer. The loop leaves
 out of its turns a connection waiting for a worker, and does not try to send for one a
 worker serves (it sends for itself)."""
