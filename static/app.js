@@ -35,12 +35,18 @@ document.addEventListener("htmx:afterSettle", (event) => {
 
 // A screen's live part hears of its game's changes on a stream (server-sent events): the
 // server sends the new part as it happens, on one connection, with no question per change
-// (the part's hx-get, at /live/events). An event older than the part shown (a form's
-// answer came first) is left. A lost stream is opened again by the browser a second later
-// from the last part it showed (Last-Event-ID), the banner shown meanwhile. A browser
-// without EventSource, or a server that holds no stream (it answers 204, which closes it),
-// has the part poll instead, as below.
-let stream = null;  // the page's EventSource and whether it was refused
+// (the part's hx-get, at /live/events), and a beat every 10 s while nothing happens. An
+// event older than the part shown is left; one that comes while a form of the part is
+// being sent waits for its answer (which may be newer). A lost stream is opened again by
+// the browser a second later from the last part it showed (Last-Event-ID), the banner
+// shown meanwhile; one silent for SILENT ms (a connection lost without a word, a phone
+// waking up) is opened again from the part shown. A browser without EventSource, or a
+// server that refuses the stream (204 where it holds none, an error), has the part poll
+// instead, as below; the stream is tried again at a new part, once REFUSED_FOR ms passed.
+const SILENT = 25000;
+const REFUSED_FOR = 30000;
+let stream = null;  // the page's: its EventSource, when it was last heard of, its timer,
+// when it was refused (0: not), an event waiting for a form's answer
 
 function stampOf(live) {
   return Number(new URL(live.getAttribute("hx-get"), location.href).searchParams.get("v"));
@@ -48,35 +54,72 @@ function stampOf(live) {
 
 function listen(live) {
   if (!window.EventSource) return false;
-  if (stream) return !stream.refused;
+  if (stream && stream.refused) {
+    if (Date.now() - stream.refused < REFUSED_FOR) return false;
+    stream = null;
+  }
+  if (!stream) openStream(live);
+  return true;
+}
+
+function openStream(live) {
   const source = new EventSource(live.getAttribute("hx-get").replace("/live?", "/live/events?"));
-  stream = {source: source, refused: false};
-  source.addEventListener("open", () => offline(false));
-  source.addEventListener("message", (event) => {
+  const opened = {source: source, heard: Date.now(), timer: 0, refused: 0, waiting: null};
+  const heard = () => {
+    opened.heard = Date.now();
     offline(false);
-    const shown = document.getElementById("live");
-    if (shown && stampOf(shown) < Number(event.lastEventId)) {
-      htmx.swap(shown, event.data, {swapStyle: "outerHTML"});
-    }
+    clearTimeout(opened.timer);
+    opened.timer = setTimeout(() => reopen(opened), SILENT);
+  };
+  source.addEventListener("open", heard);
+  source.addEventListener("beat", heard);
+  source.addEventListener("message", (event) => {
+    heard();
+    opened.waiting = {html: event.data, stamp: Number(event.lastEventId)};
+    showWaiting();
   });
   source.addEventListener("error", () => {
     if (source.readyState !== EventSource.CLOSED) {
       offline(true);
       return;
     }
-    stream.refused = true;
+    clearTimeout(opened.timer);
+    opened.refused = Date.now();
     document.querySelectorAll("[data-poll]").forEach((part) => schedulePoll(part, 0));
   });
-  return true;
+  stream = opened;
+  heard();
+}
+
+function reopen(silent) {
+  if (stream !== silent) return;
+  silent.source.close();
+  clearTimeout(silent.timer);
+  stream = null;
+  const live = document.getElementById("live");
+  if (live) listen(live);
+}
+
+function showWaiting() {
+  const shown = document.getElementById("live");
+  const event = stream && stream.waiting;
+  if (!event || !shown || shown.querySelector(".htmx-request")) return;
+  stream.waiting = null;
+  if (stampOf(shown) < event.stamp) htmx.swap(shown, event.html, {swapStyle: "outerHTML"});
 }
 
 function streaming() {
   return stream !== null && !stream.refused;
 }
 
+document.addEventListener("htmx:afterRequest", showWaiting);
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && streaming() && Date.now() - stream.heard > SILENT) reopen(stream);
+});
+
 // Without a stream, a screen's live part asks for news (its hx-trigger is "poll"). The
-// server holds the question until the game moves, then answers with the new part at once, or after some
-// 20 s with a 204 (nothing new): the part asks again at once. A server that answers at
+// server holds the question until the game moves, then answers with the new part at once,
+// or after some 20 s with a 204 (nothing new): the part asks again at once. A server that answers at
 // once (one that cannot hold) is asked again data-poll ms after the last question (the
 // pace it sets for the game's state: views.poll_interval). While the page is hidden, it
 // asks every 30 s; shown again, at once. A question that failed, or had no answer within
@@ -126,6 +169,7 @@ document.addEventListener("htmx:load", (event) => {
   parts.forEach((live) => {
     if (!listen(live)) schedulePoll(live, 0);
   });
+  showWaiting();  // (a form's answer came: an event that waited for it, if newer)
 });
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden) {

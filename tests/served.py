@@ -80,7 +80,7 @@ class Listener:
     def __init__(self, address: tuple[str, int], path: str, headers: str = ""):
         self.socket = socket.create_connection(address, timeout=10)
         self.socket.sendall(f"GET {path} HTTP/1.1\r\nHost: {address[0]}:{address[1]}\r\n"
-                            f"Accept: text/event-stream\r\n{headers}\r\n".encode())
+                            f"Accept: text/event-stream\r\n{headers}\r\n".encode("latin-1"))
         self.received = b""
         head = self._until(b"\r\n\r\n").decode()
         self.status, self.head = int(head.split()[1]), head.lower()
@@ -98,7 +98,9 @@ class Listener:
         """The next chunk of the answer (b"" for the last one)."""
         size = int(self._until(b"\r\n"), 16)
         while len(self.received) < size + 2:
-            self.received += self.socket.recv(65536)
+            more = self.socket.recv(65536)
+            assert more, "the server closed the stream within a chunk"
+            self.received += more
         data, self.received = self.received[:size], self.received[size + 2:]
         return data
 

@@ -52,15 +52,16 @@ def shows_news(page, server, token) -> None:
 
 
 def test_a_screen_opens_one_stream_and_each_change_shows_on_it(server, browser):
-    """A lot on the table: the screen opens its stream and asks nothing more through a
-    minute of the page's clock, shown or hidden; another device's sale shows at once,
-    with the payment (R8), and so does the next change, with no new request."""
+    """A lot on the table: the screen opens its stream and asks nothing more through 20 s
+    of the page's clock (less than a silent stream's 25: the server's beats come every 10 s
+    of the real clock), shown or hidden; another device's sale shows at once, with the
+    payment (R8), and so does the next change, with no new request."""
     host = server.app.test_client()
     token = new_game(host)
     play(host, token, GAME[:1])
     page, asked, errors = table_page(server, browser, token)
     expect(page.locator("#live")).to_have_attribute("data-poll", "1000")
-    for _ in range(60):
+    for _ in range(20):
         page.clock.run_for(1000)
     act(host, token, "sold", "Anna", 3)
     expect(page.locator(".payment")).to_contain_text("Anna pays 3")
@@ -68,11 +69,28 @@ def test_a_screen_opens_one_stream_and_each_change_shows_on_it(server, browser):
     page.evaluate(SET_HIDDEN, True)
     play(host, token, [GAME[2]])  # a side sale (R6)
     shows_news(page, server, token)
-    for _ in range(60):
+    for _ in range(20):
         page.clock.run_for(1000)
     page.evaluate(SET_HIDDEN, False)
     assert len(asked) == 1 and "/live/events?" in asked[0] and not errors
     expect(page.locator("#offline")).to_be_hidden()
+
+
+def test_a_silent_stream_is_opened_again_from_the_part_shown(server, browser):
+    """A stream that says nothing for 25 s of the page's clock (not even the server's
+    beat: a connection lost without a word) is opened again, from the stamp the page
+    shows; the next change shows on the new one."""
+    host = server.app.test_client()
+    token = new_game(host)
+    play(host, token, GAME[:1])
+    page, asked, errors = table_page(server, browser, token)
+    shown = stamp(server.app, token)
+    with page.expect_request(lambda request: "/live/events?" in request.url, timeout=WAIT):
+        page.clock.run_for(26000)
+    act(host, token, "sold", "Anna", 3)
+    expect(page.locator(".payment")).to_contain_text("Anna pays 3")
+    assert [url.split("/live")[1] for url in asked] == [f"/events?v={shown}"] * 2
+    assert not errors
 
 
 def test_without_event_source_a_quiet_screen_asks_once_and_a_change_shows_at_once(

@@ -1,10 +1,16 @@
 """A screen's stream (issue 29): its live part sent anew at each change of its game, as
 server-sent events on one connection the server keeps, on the table's waitress."""
+import socket
 import threading
+
+import pytest
+from werkzeug.test import EnvironBuilder
 
 from companion.server import channel, streams
 from companion.web import create_app
+from companion.web.pages import RETRY
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
+from tests.web_helpers import GAME, join, make_app, new_game, phone_client, play, stamp
 
 
 def stream_of(port: int, poll: str, headers: str = "") -> Listener:
@@ -22,7 +28,7 @@ def test_a_stream_shows_each_change_of_its_game_as_it_is_made(tmp_path):
     with served(app, hold=30) as (port, _):
         screen = stream_of(port, poll)
         assert screen.status == 200 and "content-type: text/event-stream" in screen.head
-        assert "transfer-encoding: chunked" in screen.head and screen.chunk() == b"retry: 1000\n\n"
+        assert "transfer-encoding: chunked" in screen.head and screen.chunk() == RETRY
         until(lambda: len(app.extensions[channel.STREAMING]) == 1, "the stream is open")
         change_elsewhere(store, token)
         ident, part = screen.event()
@@ -107,7 +113,7 @@ def test_where_no_stream_is_held_the_screen_is_told_to_poll(tmp_path):
 
 def test_a_stream_whose_screen_does_not_read_ends_before_it_fills_memory():
     """A phone asleep reads nothing: past BACKLOG bytes waiting, its stream ends (the
-    screen catches up when it opens it again) and no worker waits on it."""
+    screen catches up when it opens it again), and nothing is written after its end."""
     class Asleep:
         total_outbufs_len = streams.BACKLOG + 1
         written, close_when_flushed, awoken = [], False, 0
@@ -121,6 +127,119 @@ def test_a_stream_whose_screen_does_not_read_ends_before_it_fills_memory():
 
     listening = streams.Streams(dispatch=None)
     phone = Asleep()
-    listening.listen(phone, streams.Stream("token", {}), 3)
+    with socket.socket() as phone.socket:
+        listening.open(phone, streams.Stream("token", {}), 3)
     listening.send(phone, b"id: 4\ndata: x\n\n")
+    listening.send(phone, b"id: 5\ndata: y\n\n")
     assert phone.written == [streams.END] and phone.close_when_flushed and len(listening) == 0
+
+
+def test_a_head_or_an_odd_stamp_opens_no_stream_of_its_own_and_a_stream_ends_when_old(
+        tmp_path, monkeypatch):
+    """A HEAD is told 204 (no stream: a HEAD has no body); a stamp that is not one (a
+    Unicode digit, too many digits) counts as none: the screen gets the live part at
+    once. A stream ends after MAX_AGE (here a beat), and its browser opens it again."""
+    app = create_app(tmp_path / "data")
+    poll = new_game_poll(app)
+    store, token = app.config["STORE"], poll.split("/")[2]
+    monkeypatch.setattr(streams, "MAX_AGE", 0.2)
+    with served(app, hold=0.3) as (port, _):
+        head = socket.create_connection(("127.0.0.1", port), timeout=10)
+        head.sendall(f"HEAD {events_of(poll)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                     .encode())
+        assert head.recv(1000).startswith(b"HTTP/1.1 204")
+        head.close()
+        for odd in ("²", "9" * 5000):
+            screen = stream_of(port, poll, f"Last-Event-ID: {odd}\r\n")
+            assert screen.status == 200 and screen.chunk() == RETRY
+            assert screen.event()[0] == str(store.stamp(token))
+            while (data := screen.chunk()) == streams.HEARTBEAT:
+                pass
+            assert data == b""  # old: ended
+            screen.close()
+
+
+def test_a_request_sent_behind_a_stream_s_ends_it_and_is_answered(tmp_path):
+    """No browser sends a request behind its stream's on the same connection; one that
+    does gets the stream's answer ended (its last chunk), then its own answer."""
+    app = create_app(tmp_path / "data")
+    poll = new_game_poll(app)
+    with served(app, hold=30) as (port, _):
+        both = socket.create_connection(("127.0.0.1", port), timeout=10)
+        both.sendall((f"GET {events_of(poll)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                      f"GET {poll}&now=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").encode())
+        received = b""
+        while received.count(b"HTTP/1.1 ") < 2:
+            more = both.recv(65536)
+            assert more, received
+            received += more
+        assert b"0\r\n\r\nHTTP/1.1 204" in received
+        assert len(app.extensions[channel.STREAMING]) == 0
+        both.close()
+
+
+def test_a_stream_s_connection_is_dropped_when_the_screen_stops_acknowledging():
+    """A phone gone without a word (Wi-Fi lost): the system closes its stream's
+    connection once what was sent waits UNACKED seconds for an acknowledgement, rather
+    than keeping it some 15 minutes (Linux's TCP_USER_TIMEOUT; elsewhere, MAX_AGE)."""
+    if not hasattr(socket, "TCP_USER_TIMEOUT"):
+        pytest.skip("no TCP_USER_TIMEOUT on this system")
+    class Phone:
+        socket = socket.socket()
+
+    listening = streams.Streams(dispatch=None)
+    listening.open(Phone, streams.Stream("token", {}), 3)
+    waited = Phone.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)
+    Phone.socket.close()
+    assert waited == streams.UNACKED * 1000 and len(listening) == 1
+
+
+class Connection:
+    """What Streams and Redraw use of a connection, in process: the app behind it and what
+    is written on it."""
+
+    def __init__(self, app):
+        self.server = type("Server", (), {"application": app})
+        self.adj = type("Adjustments", (), {"outbuf_high_watermark": 16 * 1024 * 1024})
+        self.socket, self.outbuf_lock = socket.socket(), threading.RLock()
+        self.connected, self.total_outbufs_len, self.written = True, 0, []
+
+    def write_soon(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def awake(self) -> None:
+        """(The loop would send what was written.)"""
+
+
+def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
+    """Money stays secret (R12): a stream is drawn as its phone's own poll, with its
+    cookies and address, so each seated phone's event is its own seat's part, the same
+    as it would poll, never another seat's."""
+    app = make_app(tmp_path / "data")
+    host = app.test_client()
+    token = new_game(host)
+    phones = {name: phone_client(app, f"192.168.1.{number}")
+              for number, name in enumerate(("Bert", "Claus"), 21)}
+    for name, phone in phones.items():
+        join(phone, token, name)
+    shown = stamp(app, token)
+    path = f"/g/{token}/me/live/events"
+    listening, connections = streams.Streams(dispatch=None), {}
+    for name, phone in phones.items():
+        cookie = phone.get_cookie(app.config["SESSION_COOKIE_NAME"])
+        environ = EnvironBuilder(
+            path=path, query_string=f"v={shown}", environ_base=phone.environ_base,
+            headers={"Cookie": f"{cookie.key}={cookie.value}"}).get_environ()
+        connections[name] = Connection(app)
+        listening.open(connections[name], streams.Stream(token, streams.poll_of(environ)),
+                       shown)
+    play(host, token, GAME[:2])  # Anna buys the lot for 3 (R8)
+    streams.Redraw(listening, stamp(app, token), [(connection, shown) for connection
+                                                  in connections.values()]).service()
+    for name, phone in phones.items():
+        polled = phone.get(f"/g/{token}/me/live?v={shown}", headers={"HX-Request": "true"})
+        event = connections[name].written[0].split(b"\r\n")[1]
+        assert event == streams._event(stamp(app, token), polled.data)
+    assert connections["Bert"].written != connections["Claus"].written
+    for connection in connections.values():
+        connection.socket.close()

@@ -290,14 +290,14 @@ class KeepAliveTask(WSGITask):
         """As waitress's; but a stream's answer is not ended: the connection goes on
         as the stream (streams.py), which shows its game at the stamp Flask named."""
         opened = self._stream()
-        if opened is None or self.close_on_finish:
-            super().finish()
+        if opened is None or self.close_on_finish or len(self.channel.requests) > 1:
+            super().finish()  # (a request sent behind a stream's: no browser does that)
             return
         if not self.wrote_header:
             self.write(b"")
         token, stamp = opened
-        self.channel.server.templari_streams.listen(
-            self.channel, Stream(token, poll_of(self.environ, self.request.path)), stamp)
+        self.channel.server.templari_streams.open(
+            self.channel, Stream(token, poll_of(self.environ)), stamp)
 
     def _stream(self) -> tuple[str, int] | None:
         """The game and stamp of the stream this answer opens, if it opens one."""

@@ -6,12 +6,16 @@ answers its headers, and the connection's task hands it here instead of ending t
 answer (channel.KeepAliveTask). When the game moves (the Watch tells, whichever process
 moved it), one worker thread draws each stream of that game: the screen's poll, asked of
 the app with the stream's own request (its cookies, its address) at the stamp it showed,
-and writes the new live part as an event (its id the stamp). A quiet stream gets a
-comment every BEAT seconds: the connection is not idle (waitress closes those), and a
-screen that went away is found. The loop sends what the workers write.
+and writes the new live part as an event (its id the stamp). A quiet stream gets a beat
+(an event the page hears, with no part) every BEAT seconds: the connection is not idle
+(waitress closes those), and a page whose stream went silent opens it again. A stream
+ends after MAX_AGE seconds (its browser opens it again at once, from the last event), and
+the system drops one whose screen went without a word (UNACKED). The loop sends what the
+workers write.
 """
 import io
 import logging
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -22,8 +26,12 @@ from waitress.channel import ClientDisconnected
 from companion.web.pages import STAMP_READ
 
 LOG = logging.getLogger("waitress")  # where waitress tells a request that failed
-BEAT = 10.0  # seconds between two comments on a quiet stream (below channel_timeout)
-HEARTBEAT = b":\n\n"
+BEAT = 10.0  # seconds between two beats on a quiet stream (below channel_timeout)
+HEARTBEAT = b"event: beat\ndata: %d\n\n" % BEAT  # (static/app.js: opened again after
+# 2.5 beats of silence)
+MAX_AGE = 600.0  # seconds a stream lasts
+UNACKED = 30.0  # seconds bytes sent may wait for the screen's acknowledgement before the
+# system closes the connection (where it can: Linux's TCP_USER_TIMEOUT)
 BACKLOG = 256 * 1024  # bytes a stream may have waiting to be sent: past that its screen
 # is not reading (a phone asleep); the stream ends, and the screen catches up when it
 # opens it again
@@ -38,18 +46,21 @@ _NOT_POLLED = ("HTTP_ACCEPT", "HTTP_ACCEPT_ENCODING", "HTTP_LAST_EVENT_ID",
 
 @dataclass
 class Stream:
-    """An open stream: its game, and the request to ask the app for the screen's poll."""
+    """An open stream: its game, the request to ask the app for the screen's poll, until
+    when it lasts (the clock of Streams), and whether it ended (its last chunk written)."""
     token: str
     poll: dict  # a WSGI environ, without its stamp
+    until: float = 0.0
+    ended: bool = False
 
 
-def poll_of(environ: dict, events_path: str) -> dict:
-    """The environ of the poll a stream's screen would send (`environ`: the stream's, at
-    `events_path`, which ends in /events), with no body and no stamp yet."""
+def poll_of(environ: dict) -> dict:
+    """The environ of the poll a stream's screen would send (`environ`: the stream's, whose
+    path ends in /events), with no body and no stamp yet."""
     poll = {name: value for name, value in environ.items()
             if isinstance(value, str) and name not in _NOT_POLLED}
-    poll.update({"PATH_INFO": events_path.removesuffix("/events"), "HTTP_HX_REQUEST": "true",
-                 "wsgi.version": (1, 0), "wsgi.multithread": True,
+    poll.update({"PATH_INFO": environ["PATH_INFO"].removesuffix("/events"),
+                 "HTTP_HX_REQUEST": "true", "wsgi.version": (1, 0), "wsgi.multithread": True,
                  "wsgi.multiprocess": environ.get("wsgi.multiprocess", False),
                  "wsgi.run_once": False, "wsgi.errors": environ.get("wsgi.errors")})
     poll.pop("CONTENT_LENGTH", None)
@@ -58,27 +69,32 @@ def poll_of(environ: dict, events_path: str) -> dict:
 
 
 class Streams:
-    """The open streams, by game, each with the stamp its screen shows. `wake` and `beat`
-    run in the loop's thread; `listen` in a worker's; `waited` in the Watch's."""
+    """The open streams, by game, each with the stamp its screen shows. `wake` and
+    `expire` run in the loop's thread; `listen` in a worker's; `waited` in the Watch's."""
 
     def __init__(self, dispatch, beat: float = BEAT, clock=time.monotonic):
         self.dispatch, self.beat, self.clock = dispatch, beat, clock  # dispatch(task)
         self._lock = threading.Lock()
         self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
-        self._beats: OrderedDict = OrderedDict()  # channel: when its next comment is due
+        self._beats: OrderedDict = OrderedDict()  # channel: when its next beat is due
         self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
 
-    def listen(self, channel, stream: Stream | None, stamp: int) -> None:
-        """`channel` shows its game at `stamp` and waits for the next change (`stream`:
-        a stream just opened)."""
+    def open(self, channel, stream: Stream, stamp: int) -> None:
+        """`channel` is a stream now, its screen showing its game at `stamp`."""
+        stream.until = self.clock() + MAX_AGE
+        channel.stream = stream
+        _drop_unacknowledged(channel)
         with self._lock:
-            if stream is not None:
-                channel.stream = stream
-                self._beats[channel] = self.clock() + self.beat
-            elif channel not in self._beats:
-                return  # closed meanwhile
-            self._games.setdefault(channel.stream.token, {})[channel] = stamp
-            self._fresh.add(channel.stream.token)
+            self._beats[channel] = self.clock() + self.beat
+        self.listen(channel, stamp)
+
+    def listen(self, channel, stamp: int) -> None:
+        """The stream of `channel` shows its game at `stamp` and waits for the next
+        change (unless it was closed or ended meanwhile)."""
+        with self._lock:
+            if channel in self._beats:
+                self._games.setdefault(channel.stream.token, {})[channel] = stamp
+                self._fresh.add(channel.stream.token)
 
     def waited(self, games=None) -> dict[str, set[int]]:
         """For the Watch, as Held.waited."""
@@ -94,14 +110,15 @@ class Streams:
             woken = [(token, stamp, self._games.pop(token)) for token, stamp in moved.items()
                      if token in self._games]
         for token, stamp, shown in woken:
-            if stamp is None:  # the game was removed: its screens are told by their polls
+            if stamp is None:  # the game was removed: its screens are told when they ask
                 for channel in shown:
                     self.end(channel)
             else:
                 self.dispatch(Redraw(self, stamp, list(shown.items())))
 
     def expire(self) -> None:
-        """A comment on each stream quiet for BEAT seconds (the loop's thread)."""
+        """A beat on each stream quiet for BEAT seconds, or its end if it is old (the
+        loop's thread)."""
         now, due = self.clock(), []
         with self._lock:
             while self._beats:
@@ -112,15 +129,21 @@ class Streams:
                 self._beats[channel] = now + self.beat
                 due.append(channel)
         for channel in due:
-            self.send(channel, HEARTBEAT)
+            if now > channel.stream.until:
+                self.end(channel)
+            else:
+                self.send(channel, HEARTBEAT)
 
     def send(self, channel, data: bytes) -> None:
-        """Write `data` on the stream of `channel` as a chunk (any thread)."""
-        if channel.total_outbufs_len > BACKLOG:
-            self.end(channel)
-            return
+        """Write `data` on the stream of `channel` as a chunk (any thread), unless it
+        ended."""
         try:
             with channel.outbuf_lock:
+                if channel.stream.ended:
+                    return
+                if channel.total_outbufs_len > BACKLOG:
+                    self._end(channel)
+                    return
                 channel.write_soon(b"%X\r\n%s\r\n" % (len(data), data))
                 # The next chunk in a buffer of its own, as waitress does for each answer:
                 # a buffer keeps every byte written to it until it is closed, once sent.
@@ -132,12 +155,20 @@ class Streams:
         channel.awake()
 
     def end(self, channel) -> None:
-        """End a stream (its screen then asks again, or polls)."""
-        self.drop(channel)
+        """End a stream (its screen then opens it again, or polls)."""
         try:
-            channel.write_soon(END)
+            with channel.outbuf_lock:
+                if not channel.stream.ended:
+                    self._end(channel)
         except ClientDisconnected:
-            return
+            self.drop(channel)
+
+    def _end(self, channel) -> None:
+        """The last chunk, and the connection closed once it is sent (its buffers' lock
+        held)."""
+        self.drop(channel)
+        channel.stream.ended = True
+        channel.write_soon(END)
         channel.close_when_flushed = True
         channel.awake()
 
@@ -153,6 +184,18 @@ class Streams:
 
     def __len__(self) -> int:
         return len(self._beats)
+
+
+def _drop_unacknowledged(channel) -> None:
+    """Have the system close the connection of a screen that stopped acknowledging what
+    is sent (a phone gone without a word, its stream otherwise kept until TCP gives up,
+    some 15 minutes), where it can (Linux)."""
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    if option is not None:
+        try:
+            channel.socket.setsockopt(socket.IPPROTO_TCP, option, int(UNACKED * 1000))
+        except OSError:  # not a TCP socket (a Unix one): nothing to wait for
+            pass
 
 
 class Redraw:
@@ -182,9 +225,9 @@ class Redraw:
         status, body = _answer(channel.server.application, poll)
         if status.startswith("200"):
             self.streams.send(channel, _event(self.stamp, body))
-            self.streams.listen(channel, None, self.stamp)
+            self.streams.listen(channel, self.stamp)
         elif status.startswith("204"):  # it showed that stamp already
-            self.streams.listen(channel, None, shown)
+            self.streams.listen(channel, shown)
         else:  # not a live part any more (the game is gone): the screen asks again
             self.streams.end(channel)
 

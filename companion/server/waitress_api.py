@@ -27,7 +27,7 @@ USED = {
                         "will_close", "del_channel", "requests_lock", "handle_read",
                         "close_when_flushed", "service", "adj", "_map", "_fileno",
                         "received", "last_activity", "handle_write", "outbuf_lock",
-                        "current_outbuf_count"),
+                        "current_outbuf_count", "socket"),
         "ClientDisconnected": (),
     },
     "waitress.task": {"WSGITask": ("set_close_on_finish", "get_environment", "version",

@@ -73,6 +73,7 @@ def live_or_204(token: str, render):
 # view of a stream tells it which game and stamp its screen shows (server/streams.py).
 STREAMS = "templari.streams"
 STREAM = "templari.stream"
+STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
 RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again
 # a second later
 
@@ -81,11 +82,12 @@ def events(token: str):
     """A screen's stream of its live part (server-sent events, `.../live/events?v=`): the
     server keeps the connection and sends the part anew at each change of the game, from
     the stamp the screen shows (`v`, or the last event's id when its browser opens the
-    stream again). 204 where the server cannot hold a stream: the screen polls."""
-    if not request.environ.get(STREAMS):
+    stream again). 204 where the server cannot hold a stream (or for a HEAD): the screen
+    polls."""
+    if not request.environ.get(STREAMS) or request.method != "GET":
         return "", 204
     game_or_404(token)
     shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
-    request.environ[STREAM] = (token, int(shown) if shown.isdigit() else -1)
+    request.environ[STREAM] = (token, int(shown) if STAMP.fullmatch(shown) else -1)
     return Response(iter([RETRY]), mimetype="text/event-stream",  # (no length: it goes on)
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
