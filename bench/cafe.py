@@ -213,10 +213,10 @@ class Browser(Device):
 
 class EventStream:
     """What an EventSource reads of its event streams, as the HTML standard parses them:
-    fed a stream's body as it comes, cut anywhere, the data of each event it completes
-    (the lines of its data fields joined by newlines; every event is a live part, the
-    event field is not used); the last event's id and the reconnection time (seconds),
-    kept from one connection to the next."""
+    fed a stream's body as it comes, cut anywhere, the data of each message it completes
+    (the lines of its data fields joined by newlines: a live part); an event of another
+    type (the server's beats) is heard of, not shown; the last event's id and the
+    reconnection time (seconds), kept from one connection to the next."""
 
     def __init__(self):
         self.last_id, self.retry = "", RETRY
@@ -225,7 +225,7 @@ class EventStream:
     def connected(self) -> None:
         """A new connection: nothing of an event read yet (a BOM first is skipped)."""
         self.decoder = codecs.getincrementaldecoder("utf-8-sig")("replace")
-        self.rest, self.data, self.id = "", [], self.last_id
+        self.rest, self.data, self.id, self.type = "", [], self.last_id, ""
 
     def feed(self, piece: bytes) -> list[str]:
         """The data of the events that `piece`, the stream's next bytes, completes."""
@@ -236,15 +236,18 @@ class EventStream:
         return [data for line in lines if (data := self._line(line)) is not None]
 
     def _line(self, line: str) -> str | None:
-        """Take in a line: the data of the event it ends, if it ends one (a blank line),
+        """Take in a line: the data of the message it ends, if it ends one (a blank line),
         else None; a comment (":" first) and unknown fields are ignored."""
         if not line:
             self.last_id, data, self.data = self.id, self.data, []
-            return "\n".join(data) if data else None
+            kind, self.type = self.type, ""
+            return "\n".join(data) if data and kind in ("", "message") else None
         name, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if name == "data":
             self.data.append(value)
+        elif name == "event":
+            self.type = value
         elif name == "id" and "\0" not in value:
             self.id = value
         elif name == "retry" and value.isascii() and value.isdigit():
