@@ -243,3 +243,22 @@ def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
     assert connections["Bert"].written != connections["Claus"].written
     for connection in connections.values():
         connection.socket.close()
+
+
+def test_a_game_s_streams_are_bounded_and_a_screen_past_them_polls(tmp_path, monkeypatch):
+    """A game holds PER_GAME streams at most (here 1; a table has a dozen screens): the
+    next screen is told 204 and polls; once a stream closes, a screen may open one."""
+    monkeypatch.setattr(streams, "PER_GAME", 1)
+    app = create_app(tmp_path / "data")
+    poll = new_game_poll(app)
+    with served(app, hold=30) as (port, _):
+        first = stream_of(port, poll)
+        assert first.status == 200 and first.chunk() == RETRY
+        until(lambda: len(app.extensions[channel.STREAMING]) == 1, "the stream is open")
+        assert stream_of(port, poll).status == 204
+        other = stream_of(port, new_game_poll(app))  # another game's
+        assert other.status == 200
+        first.close()
+        until(lambda: len(app.extensions[channel.STREAMING]) == 1, "the first is forgotten")
+        assert stream_of(port, poll).status == 200
+        other.close()

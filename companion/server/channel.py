@@ -270,14 +270,14 @@ class KeepAliveTask(WSGITask):
     def get_environment(self) -> dict:
         """waitress's environ, with the stamp the loop read for this poll (`STAMP_READ`),
         and whether a stream can be held on this connection (`STREAMS`: HTTP/1.1, where
-        an answer may go on in chunks, on a server that holds streams)."""
+        an answer may go on in chunks, on a server that holds streams), by game."""
         environ = super().get_environment()
         stamp = _stamp_read(self.request)
         if stamp is not None:
             environ[STAMP_READ] = stamp
-        if (self.version == "1.1"
-                and getattr(self.channel.server, "templari_streams", None) is not None):
-            environ[STREAMS] = True
+        streams = getattr(self.channel.server, "templari_streams", None)
+        if self.version == "1.1" and streams is not None:
+            environ[STREAMS] = streams.room
         return environ
 
     def set_close_on_finish(self) -> None:

@@ -18,7 +18,7 @@ import logging
 import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from waitress.channel import ClientDisconnected
@@ -32,6 +32,9 @@ HEARTBEAT = b"event: beat\ndata: %d\n\n" % BEAT  # (static/app.js: opened again 
 MAX_AGE = 600.0  # seconds a stream lasts
 UNACKED = 30.0  # seconds bytes sent may wait for the screen's acknowledgement before the
 # system closes the connection (where it can: Linux's TCP_USER_TIMEOUT)
+PER_GAME = 64  # streams one game may have open (a table's screens are a dozen at most):
+# past that, a screen is told to poll (on a hosted server behind a proxy, no address limit
+# bounds them, and each is drawn at every change of its game)
 BACKLOG = 256 * 1024  # bytes a stream may have waiting to be sent: past that its screen
 # is not reading (a phone asleep); the stream ends, and the screen catches up when it
 # opens it again
@@ -78,6 +81,11 @@ class Streams:
         self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
         self._beats: OrderedDict = OrderedDict()  # channel: when its next beat is due
         self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
+        self._open: Counter[str] = Counter()  # token: its streams open
+
+    def room(self, token: str) -> bool:
+        """Whether the game `token` may have one more stream open (any thread)."""
+        return self._open[token] < PER_GAME
 
     def open(self, channel, stream: Stream, stamp: int) -> None:
         """`channel` is a stream now, its screen showing its game at `stamp`."""
@@ -86,6 +94,7 @@ class Streams:
         _drop_unacknowledged(channel)
         with self._lock:
             self._beats[channel] = self.clock() + self.beat
+            self._open[stream.token] += 1
         self.listen(channel, stamp)
 
     def listen(self, channel, stamp: int) -> None:
@@ -177,6 +186,9 @@ class Streams:
         with self._lock:
             if self._beats.pop(channel, None) is None:
                 return
+            self._open[channel.stream.token] -= 1
+            if not self._open[channel.stream.token]:
+                del self._open[channel.stream.token]
             shown = self._games.get(channel.stream.token, {})
             shown.pop(channel, None)
             if not shown:

@@ -69,8 +69,9 @@ def live_or_204(token: str, render):
     return render(game_or_404(token, fresh=True, stamp=stamp))
 
 
-# Where the server says a stream can be held on this request's connection, and where the
-# view of a stream tells it which game and stamp its screen shows (server/streams.py).
+# Where the server says whether a stream of a game can be held on this request's connection
+# (a function of the game's token; absent: none can), and where the view of a stream tells
+# it which game and stamp its screen shows (server/streams.py).
 STREAMS = "templari.streams"
 STREAM = "templari.stream"
 STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
@@ -82,9 +83,10 @@ def events(token: str):
     """A screen's stream of its live part (server-sent events, `.../live/events?v=`): the
     server keeps the connection and sends the part anew at each change of the game, from
     the stamp the screen shows (`v`, or the last event's id when its browser opens the
-    stream again). 204 where the server cannot hold a stream (or for a HEAD): the screen
-    polls."""
-    if not request.environ.get(STREAMS) or request.method != "GET":
+    stream again). 204 where the server cannot hold a stream, or no more for this game
+    (or for a HEAD): the screen polls."""
+    room = request.environ.get(STREAMS)
+    if room is None or request.method != "GET" or not room(token):
         return "", 204
     game_or_404(token)
     shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
