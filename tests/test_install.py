@@ -15,10 +15,13 @@ import subprocess
 import sys
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
+from companion.web.pages import RETRY
 from tests.real_http import RealClient, started, stop
+from tests.served import Listener
 from tests.web_helpers import FIRST_SALE, GAME, body, join, new_game, play, text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,8 +73,8 @@ def test_an_installed_server_serves_a_game_in_english_and_french(source, built, 
 
 
 def plays_a_short_game(base: str) -> None:
-    """The host's device opens every kind of page and plays the first lot, in English;
-    French browsers see it in French."""
+    """The host's device opens every kind of page and plays the first lot, in English, and
+    its table screen's stream shows it; French browsers see it in French."""
     host = RealClient(base)
     home = host.get("/")
     assert home.status_code == 200 and "New game" in text(home)
@@ -85,6 +88,12 @@ def plays_a_short_game(base: str) -> None:
     for path in (f"/g/{token}", f"/g/{token}/me"):  # the table and a player's phone page
         page = host.get(path)
         assert page.status_code == 200 and all(words in text(page) for words in FIRST_SALE)
+    address = urlsplit(base)
+    screen = Listener((address.hostname, address.port), f"/g/{token}/live/events?v=0")
+    assert screen.status == 200 and screen.chunk() == RETRY  # the stream, caught up at once
+    _, part = screen.event()
+    assert all(words in part for words in FIRST_SALE)
+    screen.close()
     assert host.get("/rules").status_code == 200
     assert "Nouvelle partie" in text(RealClient(base, headers={"Accept-Language": "fr"}).get("/"))
     french = RealClient(base)
