@@ -28,6 +28,7 @@ from companion.web.polls import NOTHING_NEW, QuietPolls
 from .drawing import READS
 from .guard import PIPELINED, Guard, SlowHeaders
 from .streams import BEAT, Stream, Streams, poll_of
+from .waiting import Waiting
 
 HELD_POLLS = "templari.held"  # the app's Held (app.extensions), for a look from outside
 STREAMING = "templari.streams"  # the app's Streams, likewise
@@ -110,34 +111,28 @@ class Held:
     def __init__(self, hold: float = HOLD, clock=time.monotonic):
         self.hold, self.clock = hold, clock
         self._lock = threading.Lock()
-        self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
+        self._waiting = Waiting()
         self._until: OrderedDict = OrderedDict()  # channel: (token, when its time is up),
         # in the order of that time (every poll is held as long)
-        self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
 
     def add(self, channel, token: str, stamp: int) -> None:
         with self._lock:
-            self._games.setdefault(token, {})[channel] = stamp
+            self._waiting.add(token, channel, stamp)
             self._until[channel] = (token, self.clock() + self.hold)
             self._until.move_to_end(channel)
-            self._fresh.add(token)
         channel.held = self
 
     def waited(self, games=None) -> dict[str, set[int]]:
-        """For the Watch: the stamps the screens of each game waited on show, of the
-        `games` named (every one if None) and of those newly waited on since it last
-        asked."""
+        """For the Watch: Waiting.waited of the polls held."""
         with self._lock:
-            fresh, self._fresh = self._fresh, set()
-            asked = self._games.keys() if games is None else (fresh | games) & self._games.keys()
-            return {token: set(self._games[token].values()) for token in asked}
+            return self._waiting.waited(games)
 
     def wake(self, moved: dict) -> None:
         """The polls of the games that `moved` (token: the stamp the Watch read) go on,
         each drawn at that stamp (the loop's thread)."""
         with self._lock:
             woken = [(channel, stamp) for token, stamp in moved.items()
-                     for channel in self._games.pop(token, ())]
+                     for channel in self._waiting.take(token)]
             for channel, _ in woken:
                 del self._until[channel]
         for channel, stamp in woken:
@@ -173,10 +168,7 @@ class Held:
 
     def _forget(self, channel) -> None:
         token, _ = self._until.pop(channel)
-        shown = self._games[token]
-        del shown[channel]
-        if not shown:
-            del self._games[token]
+        self._waiting.discard(token, channel)
 
     def __len__(self) -> int:
         return len(self._until)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from waitress.channel import ClientDisconnected
 
 from companion.web.pages import STAMP_READ
+from .waiting import Waiting
 
 LOG = logging.getLogger("waitress")  # where waitress tells a request that failed
 BEAT = 10.0  # seconds between two beats on a quiet stream (below channel_timeout)
@@ -78,9 +79,8 @@ class Streams:
     def __init__(self, dispatch, beat: float = BEAT, clock=time.monotonic):
         self.dispatch, self.beat, self.clock = dispatch, beat, clock  # dispatch(task)
         self._lock = threading.Lock()
-        self._games: dict[str, dict] = {}  # token: {channel: stamp shown}
+        self._waiting = Waiting()
         self._beats: OrderedDict = OrderedDict()  # channel: when its next beat is due
-        self._fresh: set[str] = set()  # games newly waited on, not yet read by the Watch
         self._open: Counter[str] = Counter()  # token: its streams open
 
     def room(self, token: str) -> bool:
@@ -102,23 +102,20 @@ class Streams:
         change (unless it was closed or ended meanwhile)."""
         with self._lock:
             if channel in self._beats:
-                self._games.setdefault(channel.stream.token, {})[channel] = stamp
-                self._fresh.add(channel.stream.token)
+                self._waiting.add(channel.stream.token, channel, stamp)
 
     def waited(self, games=None) -> dict[str, set[int]]:
-        """For the Watch, as Held.waited."""
+        """For the Watch: Waiting.waited of the streams."""
         with self._lock:
-            fresh, self._fresh = self._fresh, set()
-            asked = self._games.keys() if games is None else (fresh | games) & self._games.keys()
-            return {token: set(self._games[token].values()) for token in asked}
+            return self._waiting.waited(games)
 
     def wake(self, moved: dict) -> None:
         """The streams of the games that `moved` (token: the stamp the Watch read) are
         drawn at that stamp, a game's by one worker."""
         with self._lock:
-            woken = [(token, stamp, self._games.pop(token)) for token, stamp in moved.items()
-                     if token in self._games]
-        for token, stamp, shown in woken:
+            woken = [(stamp, shown) for token, stamp in moved.items()
+                     if (shown := self._waiting.take(token))]
+        for stamp, shown in woken:
             if stamp is None:  # the game was removed: its screens are told when they ask
                 for channel in shown:
                     self.end(channel)
@@ -189,10 +186,7 @@ class Streams:
             self._open[channel.stream.token] -= 1
             if not self._open[channel.stream.token]:
                 del self._open[channel.stream.token]
-            shown = self._games.get(channel.stream.token, {})
-            shown.pop(channel, None)
-            if not shown:
-                self._games.pop(channel.stream.token, None)
+            self._waiting.discard(channel.stream.token, channel)
 
     def __len__(self) -> int:
         return len(self._beats)
