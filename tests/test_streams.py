@@ -4,13 +4,14 @@ import socket
 import threading
 
 import pytest
-from werkzeug.test import EnvironBuilder
 
+from bench.changes import StreamConnection, opened
 from companion.server import channel, streams
 from companion.web import create_app
 from companion.web.pages import RETRY
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
-from tests.web_helpers import GAME, join, make_app, new_game, phone_client, play, stamp
+from tests.web_helpers import (GAME, csrf_headers, join, make_app, new_game, phone_client, play,
+                               stamp, submit)
 
 
 def stream_of(port: int, poll: str, headers: str = "") -> Listener:
@@ -194,21 +195,20 @@ def test_a_stream_s_connection_is_dropped_when_the_screen_stops_acknowledging():
     assert waited == streams.UNACKED * 1000 and len(listening) == 1
 
 
-class Connection:
-    """What Streams and Redraw use of a connection, in process: the app behind it and what
-    is written on it."""
+def _redrawn(listening, app, token: str, streams_open: dict, shown: int) -> None:
+    """The streams `streams_open` (name: connection), in that order, drawn at the game's
+    stamp from `shown`, as the Watch has them drawn when the game moves."""
+    streams.Redraw(listening, stamp(app, token),
+                   [(connection, shown) for connection in streams_open.values()]).service()
 
-    def __init__(self, app):
-        self.server = type("Server", (), {"application": app})
-        self.adj = type("Adjustments", (), {"outbuf_high_watermark": 16 * 1024 * 1024})
-        self.socket, self.outbuf_lock = socket.socket(), threading.RLock()
-        self.connected, self.total_outbufs_len, self.written = True, 0, []
 
-    def write_soon(self, data: bytes) -> None:
-        self.written.append(data)
+def _polled(client, path: str, shown: int) -> bytes:
+    """The live part `client`'s poll of `path` from `shown` is answered."""
+    return client.get(f"{path}?v={shown}", headers={"HX-Request": "true"}).data
 
-    def awake(self) -> None:
-        """(The loop would send what was written.)"""
+
+def _last_event(connection: StreamConnection) -> bytes:
+    return connection.written[-1].split(b"\r\n")[1]
 
 
 def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
@@ -222,26 +222,99 @@ def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
               for number, name in enumerate(("Bert", "Claus"), 21)}
     for name, phone in phones.items():
         join(phone, token, name)
-    shown = stamp(app, token)
-    path = f"/g/{token}/me/live/events"
-    listening, connections = streams.Streams(dispatch=None), {}
-    for name, phone in phones.items():
-        cookie = phone.get_cookie(app.config["SESSION_COOKIE_NAME"])
-        environ = EnvironBuilder(
-            path=path, query_string=f"v={shown}", environ_base=phone.environ_base,
-            headers={"Cookie": f"{cookie.key}={cookie.value}"}).get_environ()
-        connections[name] = Connection(app)
-        listening.open(connections[name], streams.Stream(token, streams.poll_of(environ)),
-                       shown)
+    shown, path = stamp(app, token), f"/g/{token}/me/live"
+    listening = streams.Streams(dispatch=None)
+    streams_open = {name: opened(listening, app, phone, path, shown)
+              for name, phone in phones.items()}
     play(host, token, GAME[:2])  # Anna buys the lot for 3 (R8)
-    streams.Redraw(listening, stamp(app, token), [(connection, shown) for connection
-                                                  in connections.values()]).service()
+    _redrawn(listening, app, token, streams_open, shown)
     for name, phone in phones.items():
-        polled = phone.get(f"/g/{token}/me/live?v={shown}", headers={"HX-Request": "true"})
-        event = connections[name].written[0].split(b"\r\n")[1]
-        assert event == streams._event(stamp(app, token), polled.data)
-    assert connections["Bert"].written != connections["Claus"].written
-    for connection in connections.values():
+        assert _last_event(streams_open[name]) == streams._event(stamp(app, token),
+                                                           _polled(phone, path, shown))
+    assert streams_open["Bert"].written != streams_open["Claus"].written
+    for connection in streams_open.values():
+        connection.socket.close()
+
+
+def test_screens_of_one_view_share_its_drawing_each_with_its_own_form_token(tmp_path):
+    """The table screens of watching phones show the same, and so do two windows of the
+    table on the server's own device: once the first of a view is drawn, the others'
+    streams take it kept, each with its own device's CSRF token in its forms, as its own
+    poll would show it."""
+    app = make_app(tmp_path / "data")
+    host = app.test_client()
+    token = new_game(host)
+    path, listening, asked = f"/g/{token}/live", streams.Streams(dispatch=None), []
+    screens = {"watcher": phone_client(app, "192.168.1.41"),
+               "other watcher": phone_client(app, "192.168.1.42"),
+               "window": host, "other window": app.test_client()}
+    for client in screens.values():
+        client.get(f"/g/{token}")  # a session, and so a CSRF token, of its own
+    shown = stamp(app, token)
+    streams_open = {name: opened(listening, app, client, path, shown)
+              for name, client in screens.items()}
+    for connection in streams_open.values():
+        connection.server.application = _counted(app, asked)
+    for step in GAME[:2]:
+        shown = stamp(app, token)
+        play(host, token, [step])
+        _redrawn(listening, app, token, streams_open, shown)
+        for name, client in screens.items():
+            assert _last_event(streams_open[name]) == streams._event(
+                stamp(app, token), _polled(client, path, shown))
+    assert asked == [path] * 6  # the second of each view was not drawn again
+    windows = (_last_event(streams_open[name]) for name in ("window", "other window"))
+    assert len(set(windows)) == 2  # each with its own token
+    for connection in streams_open.values():
+        connection.socket.close()
+
+
+def _counted(app, asked: list):
+    """`app`, noting the path of each request it is asked."""
+    def counted(environ, start_response):
+        asked.append(environ["PATH_INFO"])
+        return app(environ, start_response)
+    return counted
+
+
+def test_a_stream_that_lost_its_host_rights_or_its_seat_is_drawn_as_what_it_is_now(
+        tmp_path):
+    """A device the host granted host rights, then revoked them, and a phone whose seat
+    was freed and taken by another, get on their streams what their polls would show now
+    (no host controls; no other seat's money, R12), even where the host's screen and the
+    seat's new phone were drawn just before them."""
+    app = make_app(tmp_path / "data")
+    host = app.test_client()
+    token = new_game(host)
+    granted, lost, taker = (phone_client(app, f"192.168.1.{n}") for n in (30, 31, 32))
+    key = app.config["STORE"].secret("host_key")
+    submit(granted, f"/host/{key}", f"/host/{key}", label="Eva's tablet")
+    join(lost, token, "Bert")
+    shown, listening = stamp(app, token), streams.Streams(dispatch=None)
+    table, phone = f"/g/{token}/live", f"/g/{token}/me/live"
+    streams_open = {"host": opened(listening, app, host, table, shown),
+                    "granted": opened(listening, app, granted, table, shown),
+                    "lost": opened(listening, app, lost, phone, shown)}
+    play(host, token, GAME[:1])
+    _redrawn(listening, app, token, streams_open, shown)
+    assert "Free Bert" in _last_event(streams_open["granted"]).decode()  # a host's screen
+    assert submit(host, "/", "revoke").status_code == 303
+    freed = host.post(f"/g/{token}/seats/1/free", headers=csrf_headers(host))
+    assert freed.status_code == 303
+    join(taker, token, "Bert")
+    shown = stamp(app, token)
+    streams_open = {"host": streams_open["host"], "granted": streams_open["granted"],
+                    "taker": opened(listening, app, taker, phone, shown),
+                    "lost": streams_open["lost"]}
+    play(host, token, GAME[1:2])
+    _redrawn(listening, app, token, streams_open, shown)
+    for name, client, path in (("granted", granted, table), ("taker", taker, phone),
+                               ("lost", lost, phone)):
+        assert _last_event(streams_open[name]) == streams._event(stamp(app, token),
+                                                           _polled(client, path, shown))
+    assert "Free Bert" not in _last_event(streams_open["granted"]).decode()
+    assert _last_event(streams_open["lost"]) != _last_event(streams_open["taker"])
+    for connection in streams_open.values():
         connection.socket.close()
 
 

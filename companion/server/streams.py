@@ -20,10 +20,11 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from typing import Callable
 
 from waitress.channel import ClientDisconnected
 
-from companion.web.pages import STAMP_READ
+from companion.web.pages import KEPT, STAMP_READ
 from .waiting import Waiting
 
 LOG = logging.getLogger("waitress")  # where waitress tells a request that failed
@@ -56,6 +57,8 @@ class Stream:
     poll: dict  # a WSGI environ, without its stamp
     until: float = 0.0
     ended: bool = False
+    kept: Callable[[int], bytes | None] | None = None  # its screen at a stamp, if kept
+    # (what the app put at pages.KEPT when it last drew it)
 
 
 def poll_of(environ: dict) -> dict:
@@ -226,10 +229,17 @@ class Redraw:
         """Nothing to do when the server stops before this task ran."""
 
     def _draw(self, channel, shown: int) -> None:
-        poll = {**channel.stream.poll, "QUERY_STRING": f"v={shown}",
-                STAMP_READ: self.stamp, "wsgi.input": io.BytesIO()}
+        stream = channel.stream
+        kept = stream.kept and shown != self.stamp and stream.kept(self.stamp)
+        if kept:  # drawn for another screen of the same view: no need to ask the app
+            self.streams.send(channel, _event(self.stamp, kept))
+            self.streams.listen(channel, self.stamp)
+            return
+        poll = {**stream.poll, "QUERY_STRING": f"v={shown}", STAMP_READ: self.stamp,
+                KEPT: None, "wsgi.input": io.BytesIO()}
         status, body = _answer(channel.server.application, poll)
         if status.startswith("200"):
+            stream.kept = poll[KEPT]
             self.streams.send(channel, _event(self.stamp, body))
             self.streams.listen(channel, self.stamp)
         elif status.startswith("204"):  # it showed that stamp already
@@ -257,5 +267,5 @@ def _answer(app, environ: dict) -> tuple[str, bytes]:
 
 def _event(stamp: int, html: bytes) -> bytes:
     """A live part as one event: its id the stamp, each line of it a data line."""
-    lines = html.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-    return b"id: %d\n%s\n" % (stamp, b"".join(b"data: %s\n" % line for line in lines))
+    lines = html.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return b"id: %d\ndata: %s\n\n" % (stamp, lines.replace(b"\n", b"\ndata: "))

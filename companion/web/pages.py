@@ -74,6 +74,9 @@ def live_or_204(token: str, render):
 # it which game and stamp its screen shows (server/streams.py).
 STREAMS = "templari.streams"
 STREAM = "templari.stream"
+# Where a stream's redraw asks how its screen's next parts may be taken from the kept
+# screens without asking the app (rendered.screen puts a function of the stamp there).
+KEPT = "templari.kept"
 STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
 RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again
 # a second later

@@ -21,8 +21,9 @@ from functools import partial
 
 from flask import Flask, current_app, g, render_template, request
 
-from companion.web.guards.roles import device
+from companion.web.guards.roles import device, is_owner
 from companion.web.guards.security import csrf_token
+from companion.web.pages import KEPT
 from .compress import Filled, Holed
 from .i18n import current_language
 
@@ -90,14 +91,31 @@ def screen(game, template: str, context, **extra):
     is meant for this device alone (no `extra`), else rendered for it."""
     if any(value is not None for value in extra.values()):
         return render_template(template, **context(game, **extra))
-    kept, key = current_app.config["RENDERED"], _key(game, template)
+    kept, here = current_app.config["RENDERED"], device(game)
+    key = _key(here, template)
     html, token = kept.get(game.token, game.stamp, key), csrf_token()
     if html is None:
         drawn = _for_every_device(template, game.version, **context(game),
                                   csrf_token=PLACEHOLDER)
         html = Holed(drawn, PLACEHOLDER, len(token))
         kept.put(game.token, game.stamp, key, html)
+    if KEPT in request.environ and _settled(here):
+        request.environ[KEPT] = partial(_kept_screen, kept, game.token, key, token)
     return Filled(html, token)
+
+
+def _settled(here) -> bool:
+    """Whether the device's view of its game stays what it is now whatever the game's
+    changes: not a seat (the host may free it), nor a host by grant (the host may revoke
+    it) or on a hosted server; the owner's device (loopback), or a watcher."""
+    return here.seat is None and (not here.host or is_owner())
+
+
+def _kept_screen(kept: Rendered, token: str, key: tuple, words: str, stamp: int):
+    """The screen of `key` at `stamp` with `words` in its holes, if one is kept (a stream's
+    redraw takes it so, without the app: see pages.KEPT), else None."""
+    html = kept.get(token, stamp, key)
+    return None if html is None else html.filled(words)
 
 
 def _for_every_device(template: str, version: int, /, **context) -> str:
@@ -117,9 +135,9 @@ def form_version(game):
     return VERSION if g.get("shared") else game.version
 
 
-def _key(game, template: str) -> tuple:
-    """What, besides the game's stamp, decides how `template` looks on this device."""
-    here = device(game)
+def _key(here, template: str) -> tuple:
+    """What, besides the game's stamp, decides how `template` looks on this device
+    (`here`: its role in the game)."""
     arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
                              if name != "v")) if request.method == "GET" else ()
     return (template, current_language(), request.headers.get("HX-Request") == "true",
