@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +44,7 @@ from companion.server import streams
 from companion.store import games
 from companion.web import create_app
 from companion.web.forms import form_values
+from companion.web.pages import poll_drawn
 
 PHONES, WATCHERS = 3, 2
 
@@ -116,11 +118,9 @@ class Table:
 
 
 class StreamConnection:
-    """What Streams and Redraw use of a connection, in process: the app behind it and what
-    is written on it."""
+    """What Streams and Redraw use of a connection, in process: what is written on it."""
 
-    def __init__(self, app):
-        self.server = type("Server", (), {"application": app})
+    def __init__(self):
         self.adj = type("Adjustments", (), {"outbuf_high_watermark": 16 * 1024 * 1024})
         self.socket, self.outbuf_lock = socket.socket(), threading.RLock()
         self.connected, self.total_outbufs_len, self.written = True, 0, []
@@ -139,7 +139,7 @@ def opened(listening, app, client, path: str, shown: int) -> StreamConnection:
     headers = {"Cookie": f"{cookie.key}={cookie.value}"} if cookie else {}
     environ = EnvironBuilder(path=f"{path}/events", query_string=f"v={shown}",
                              environ_base=client.environ_base, headers=headers).get_environ()
-    connection = StreamConnection(app)
+    connection = StreamConnection()
     listening.open(connection, streams.Stream(path.split("/")[2], streams.poll_of(environ)),
                    shown)
     return connection
@@ -184,7 +184,8 @@ def main() -> None:
     played = records()
     app = create_app(tempfile.mkdtemp())
     drawing, took = Drawing(app), []  # before any drawing: imported templates keep `kept`
-    listening = streams.Streams(dispatch=None) if args.transport == "streams" else None
+    listening = streams.Streams(dispatch=None, draw=partial(poll_drawn, app)) \
+        if args.transport == "streams" else None
     tables = [Table(app, number, table_record(number, played), listening)
               for number in range(args.tables)]
     for turn in range(args.rounds):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from companion.server.channel import STREAMING
 from companion.server.serve import bind, create_server, serve_processes, waitress_options
 from companion.store import games
 from companion.web import create_app
@@ -130,9 +131,13 @@ class Stats:
         """Time the requests that reach the Flask app of `app` (behind QuietPolls, which
         must stay app.wsgi_app for the server to hold polls), from their being handed
         to `server`'s add_task (its Gate, which puts a change first in the worker queue):
-        when a held poll's game moves, from then."""
+        when a held poll's game moves, from then; and the streams' polls drawn
+        (server/streams.py), which do not go through the app's WSGI stack."""
         polls = app.wsgi_app
         polls.flask = self._timed(polls.flask)
+        listening = app.extensions.get(STREAMING)
+        if listening is not None:
+            listening.draw = self._timed(listening.draw)
         add_task = server.add_task
 
         def queued(channel):
@@ -141,11 +146,13 @@ class Stats:
         server.add_task = queued
         threading.Thread(target=self._write, daemon=True).start()
 
-    def _timed(self, wsgi):
-        def timed(environ, start_response):
+    def _timed(self, answer):
+        """`answer` (a WSGI app, or a stream's draw: its first argument the environ),
+        timed."""
+        def timed(environ, *rest):
             began, cpu = time.monotonic(), time.thread_time()
             try:
-                return wsgi(environ, start_response)
+                return answer(environ, *rest)
             finally:
                 wall, cpu = time.monotonic() - began, time.thread_time() - cpu
                 channel = getattr(environ.get("waitress.client_disconnected"), "__self__", None)

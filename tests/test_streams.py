@@ -2,13 +2,15 @@
 server-sent events on one connection the server keeps, on the table's waitress."""
 import socket
 import threading
+from functools import partial
 
 import pytest
 
 from bench.changes import StreamConnection, opened
 from companion.server import channel, streams
 from companion.web import create_app
-from companion.web.pages import RETRY
+from companion.web.guards import roles
+from companion.web.pages import RETRY, poll_drawn
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
 from tests.web_helpers import (GAME, csrf_headers, join, make_app, new_game, phone_client, play,
                                stamp, submit)
@@ -126,7 +128,7 @@ def test_a_stream_whose_screen_does_not_read_ends_before_it_fills_memory():
         def awake(self):
             self.awoken += 1
 
-    listening = streams.Streams(dispatch=None)
+    listening = streams.Streams(dispatch=None, draw=None)
     phone = Asleep()
     with socket.socket() as phone.socket:
         listening.open(phone, streams.Stream("token", {}), 3)
@@ -188,11 +190,16 @@ def test_a_stream_s_connection_is_dropped_when_the_screen_stops_acknowledging():
     class Phone:
         socket = socket.socket()
 
-    listening = streams.Streams(dispatch=None)
+    listening = streams.Streams(dispatch=None, draw=None)
     listening.open(Phone, streams.Stream("token", {}), 3)
     waited = Phone.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)
     Phone.socket.close()
     assert waited == streams.UNACKED * 1000 and len(listening) == 1
+
+
+def _listening(app) -> streams.Streams:
+    """Streams of `app`'s games, drawn in process (no worker: see _redrawn)."""
+    return streams.Streams(dispatch=None, draw=partial(poll_drawn, app))
 
 
 def _redrawn(listening, app, token: str, streams_open: dict, shown: int) -> None:
@@ -223,7 +230,7 @@ def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
     for name, phone in phones.items():
         join(phone, token, name)
     shown, path = stamp(app, token), f"/g/{token}/me/live"
-    listening = streams.Streams(dispatch=None)
+    listening = _listening(app)
     streams_open = {name: opened(listening, app, phone, path, shown)
               for name, phone in phones.items()}
     play(host, token, GAME[:2])  # Anna buys the lot for 3 (R8)
@@ -244,7 +251,7 @@ def test_screens_of_one_view_share_its_drawing_each_with_its_own_form_token(tmp_
     app = make_app(tmp_path / "data")
     host = app.test_client()
     token = new_game(host)
-    path, listening, asked = f"/g/{token}/live", streams.Streams(dispatch=None), []
+    path, listening, asked = f"/g/{token}/live", _listening(app), []
     screens = {"watcher": phone_client(app, "192.168.1.41"),
                "other watcher": phone_client(app, "192.168.1.42"),
                "window": host, "other window": app.test_client()}
@@ -253,8 +260,7 @@ def test_screens_of_one_view_share_its_drawing_each_with_its_own_form_token(tmp_
     shown = stamp(app, token)
     streams_open = {name: opened(listening, app, client, path, shown)
               for name, client in screens.items()}
-    for connection in streams_open.values():
-        connection.server.application = _counted(app, asked)
+    listening.draw = _counted(listening.draw, asked)
     for step in GAME[:2]:
         shown = stamp(app, token)
         play(host, token, [step])
@@ -269,11 +275,11 @@ def test_screens_of_one_view_share_its_drawing_each_with_its_own_form_token(tmp_
         connection.socket.close()
 
 
-def _counted(app, asked: list):
-    """`app`, noting the path of each request it is asked."""
-    def counted(environ, start_response):
+def _counted(draw, asked: list):
+    """`draw` (a stream's poll drawn), noting the path of each poll it is asked."""
+    def counted(environ):
         asked.append(environ["PATH_INFO"])
-        return app(environ, start_response)
+        return draw(environ)
     return counted
 
 
@@ -290,7 +296,7 @@ def test_a_stream_that_lost_its_host_rights_or_its_seat_is_drawn_as_what_it_is_n
     key = app.config["STORE"].secret("host_key")
     submit(granted, f"/host/{key}", f"/host/{key}", label="Eva's tablet")
     join(lost, token, "Bert")
-    shown, listening = stamp(app, token), streams.Streams(dispatch=None)
+    shown, listening = stamp(app, token), _listening(app)
     table, phone = f"/g/{token}/live", f"/g/{token}/me/live"
     streams_open = {"host": opened(listening, app, host, table, shown),
                     "granted": opened(listening, app, granted, table, shown),
@@ -335,3 +341,17 @@ def test_a_game_s_streams_are_bounded_and_a_screen_past_them_polls(tmp_path, mon
         until(lambda: len(app.extensions[channel.STREAMING]) == 1, "the first is forgotten")
         assert stream_of(port, poll).status == 200
         other.close()
+
+
+def test_every_stream_s_poll_is_open_to_anyone_as_its_stream_is(tmp_path):
+    """A stream's poll is drawn by its view alone (pages.poll_drawn), without the guards
+    the stream's own request passed as it opened: so each stream's poll route must be one
+    anyone may ask, as the stream's is (roles.ROUTES)."""
+    app = create_app(tmp_path / "data")
+    endpoints = {rule.rule: rule.endpoint for rule in app.url_map.iter_rules()}
+    streamed = {path: endpoint for path, endpoint in endpoints.items()
+                if path.endswith("/events")}
+    assert len(streamed) == 3  # the table, a phone, the TV view
+    for path, endpoint in streamed.items():
+        poll = endpoints[path.removesuffix("/events")]
+        assert roles.ROUTES[endpoint] == roles.ROUTES[poll] == roles.ANYONE, poll

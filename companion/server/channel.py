@@ -14,6 +14,7 @@ worker serves (it sends for itself)."""
 import threading
 import time
 from collections import OrderedDict
+from contextlib import nullcontext
 from functools import partial
 
 from waitress.channel import HTTPChannel
@@ -23,7 +24,7 @@ from waitress.utilities import build_http_date
 
 from companion.store.news import Watch
 from companion.web.guards.proxy import PROXY
-from companion.web.pages import STAMP_READ, STREAM, STREAMS
+from companion.web.pages import STAMP_READ, STREAM, STREAMS, poll_drawn
 from companion.web.polls import NOTHING_NEW, QuietPolls
 from .drawing import READS
 from .guard import PIPELINED, Guard, SlowHeaders
@@ -41,18 +42,20 @@ TOO_MANY = ("Too many requests from this device: wait a few seconds, then try ag
             "réessayez.\n").encode()
 
 
-def install(sockets, app) -> None:
+def install(sockets, app, reading=nullcontext) -> None:
     """Each listener of the socket map `sockets` admits connections within the limits of
     one Guard, closes those whose headers come too slowly, opens Channels, and answers in
     the loop the requests over the limits; the polls that find nothing new are held until
-    their game moves, which a Watch of the app's store tells."""
+    their game moves, which a Watch of the app's store tells, and so are the streams, drawn
+    in a turn to draw (`reading`: drawing.Drawing's)."""
     proxy = app.config.get(PROXY)
     guard = Guard(exempt=frozenset([proxy] if proxy else ()))
     polls = app.wsgi_app if isinstance(getattr(app, "wsgi_app", None), QuietPolls) else None
     listeners = [listener for listener in sockets.values()  # one per address listened on
                  if isinstance(listener, BaseWSGIServer)]
     held = Held(app.config.get("POLL_HOLD", HOLD)) if polls is not None and listeners else None
-    streams = (Streams(listeners[0].task_dispatcher.add_task, min(BEAT, held.hold))
+    streams = (Streams(listeners[0].task_dispatcher.add_task, partial(poll_drawn, app),
+                       reading, min(BEAT, held.hold))
                if held is not None and held.hold > 0 else None)  # (0: a server holding none)
     for listener in listeners:
         listener.channel_class = Admission(guard)

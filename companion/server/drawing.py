@@ -12,6 +12,7 @@ drawings at once, the others waiting their turn (without the lock), 66-75%, acti
 answer itself is sent after the turn: a slow reader holds no turn.
 """
 import threading
+from contextlib import contextmanager
 
 AT_ONCE = 2  # requests that only read, in the app at once
 CHANGES_FIRST = 0.05  # seconds a drawing waits at most for the changes in the app
@@ -37,7 +38,15 @@ class Drawing:
                     self.changing -= 1
                     if not self.changing:
                         self.quiet.notify_all()
+        with self.reading():
+            return self.app(environ, start_response)
+
+    @contextmanager
+    def reading(self):
+        """A turn to draw (one of AT_ONCE), taken after the changes in the app
+        (CHANGES_FIRST seconds at most): a request's, or the streams' of a game that
+        moved, drawn in turn (streams.Redraw)."""
         with self.turns:
             with self.quiet:
                 self.quiet.wait_for(lambda: not self.changing, CHANGES_FIRST)
-            return self.app(environ, start_response)
+            yield

@@ -309,12 +309,13 @@ def create_server(app, map=None, **options):
         sockets = map if map is not None else Sockets()
     else:
         sockets = map if map is not None else {}
-    server = waitress.create_server(Drawing(app), map=sockets, **options)
+    drawing = Drawing(app)
+    server = waitress.create_server(drawing, map=sockets, **options)
     if own_loop:
         server.asyncore = Loop()  # the loop `run()` turns: see companion/server/loop.py
     if not gone:
         from . import channel
-        channel.install(sockets, app)
+        channel.install(sockets, app, drawing.reading)
     # What the server holds as it starts (the app, its templates, every module loaded: most
     # of its objects) is never collected: Python's full collections, which stop every
     # thread, then go through what the games made only (in a café of 200 tables they took

@@ -4,9 +4,11 @@ events on one connection it keeps open, with no request per change.
 A screen opens its stream (`GET .../live/events`, web/pages.py) as it would poll; Flask
 answers its headers, and the connection's task hands it here instead of ending the
 answer (channel.KeepAliveTask). When the game moves (the Watch tells, whichever process
-moved it), one worker thread draws each stream of that game: the screen's poll, asked of
-the app with the stream's own request (its cookies, its address) at the stamp it showed,
-and writes the new live part as an event (its id the stamp). A quiet stream gets a beat
+moved it), one worker thread draws each stream of that game, in one turn to draw: the
+screen's poll, drawn by the poll's view with the stream's own request (its cookies, its
+address) at the stamp it showed (web/pages.poll_drawn), or the screen kept for the stamp
+when another screen of the same view drew it (rendered.screen), and writes the new live
+part as an event (its id the stamp). A quiet stream gets a beat
 (an event the page hears, with no part) every BEAT seconds: the connection is not idle
 (waitress closes those), and a page whose stream went silent opens it again. A stream
 ends after MAX_AGE seconds (its browser opens it again at once, from the last event), and
@@ -19,6 +21,7 @@ import socket
 import threading
 import time
 from collections import Counter, OrderedDict
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
@@ -79,8 +82,10 @@ class Streams:
     """The open streams, by game, each with the stamp its screen shows. `wake` and
     `expire` run in the loop's thread; `listen` in a worker's; `waited` in the Watch's."""
 
-    def __init__(self, dispatch, beat: float = BEAT, clock=time.monotonic):
+    def __init__(self, dispatch, draw, reading=nullcontext, beat: float = BEAT,
+                 clock=time.monotonic):
         self.dispatch, self.beat, self.clock = dispatch, beat, clock  # dispatch(task)
+        self.draw, self.reading = draw, reading  # draw(poll): (status, body); a turn
         self._lock = threading.Lock()
         self._waiting = Waiting()
         self._beats: OrderedDict = OrderedDict()  # channel: when its next beat is due
@@ -215,15 +220,16 @@ class Redraw:
         self.streams, self.stamp, self.shown = streams, stamp, shown
 
     def service(self) -> None:
-        for channel, stamp in self.shown:
-            if not channel.connected:
-                self.streams.drop(channel)
-                continue
-            try:
-                self._draw(channel, stamp)
-            except Exception:  # (Flask answers its own errors): the screen opens it again
-                LOG.exception("a stream of a game could not be drawn")
-                self.streams.end(channel)
+        with self.streams.reading():
+            for channel, stamp in self.shown:
+                if not channel.connected:
+                    self.streams.drop(channel)
+                    continue
+                try:
+                    self._draw(channel, stamp)
+                except Exception:  # (the app answers its own errors): the screen opens it
+                    LOG.exception("a stream of a game could not be drawn")  # again
+                    self.streams.end(channel)
 
     def cancel(self) -> None:
         """Nothing to do when the server stops before this task ran."""
@@ -237,32 +243,15 @@ class Redraw:
             return
         poll = {**stream.poll, "QUERY_STRING": f"v={shown}", STAMP_READ: self.stamp,
                 KEPT: None, "wsgi.input": io.BytesIO()}
-        status, body = _answer(channel.server.application, poll)
-        if status.startswith("200"):
+        status, body = self.streams.draw(poll)
+        if status == 200:
             stream.kept = poll[KEPT]
             self.streams.send(channel, _event(self.stamp, body))
             self.streams.listen(channel, self.stamp)
-        elif status.startswith("204"):  # it showed that stamp already
+        elif status == 204:  # it showed that stamp already
             self.streams.listen(channel, shown)
         else:  # not a live part any more (the game is gone): the screen asks again
             self.streams.end(channel)
-
-
-def _answer(app, environ: dict) -> tuple[str, bytes]:
-    """The status and body `app` answers to `environ`."""
-    statuses = []
-
-    def start_response(status, headers, exc_info=None):
-        statuses.append(status)
-        return lambda data: None
-
-    body = app(environ, start_response)
-    try:
-        return statuses[-1], b"".join(body)
-    finally:
-        close = getattr(body, "close", None)
-        if close is not None:
-            close()
 
 
 def _event(stamp: int, html: bytes) -> bytes:

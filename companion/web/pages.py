@@ -96,3 +96,19 @@ def events(token: str):
     request.environ[STREAM] = (token, int(shown) if STAMP.fullmatch(shown) else -1)
     return Response(iter([RETRY]), mimetype="text/event-stream",  # (no length: it goes on)
                     headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def poll_drawn(app, environ: dict) -> tuple[int, bytes]:
+    """The status and body of the answer to a stream's poll (`environ`: see
+    server/streams.py), drawn by the poll's view alone, in a request of its own. The app's
+    guards passed the stream's request as it opened, and would pass its poll the same way
+    (a live part is anyone's: roles.ROUTES); an event carries no headers."""
+    with app.request_context(environ):
+        try:
+            if request.routing_exception is not None:
+                raise request.routing_exception
+            view = app.ensure_sync(app.view_functions[request.url_rule.endpoint])
+            response = app.make_response(view(**request.view_args))
+        except Exception as error:  # a 404 (the game is gone), a 503: as the app answers
+            response = app.make_response(app.handle_user_exception(error))
+        return response.status_code, response.get_data()
