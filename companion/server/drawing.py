@@ -44,8 +44,8 @@ class Drawing:
     @contextmanager
     def reading(self):
         """A turn to draw (one of AT_ONCE), taken after the changes in the app
-        (CHANGES_FIRST seconds at most): a request's, or the streams' of a game that
-        moved, drawn in turn (streams.Redraw)."""
+        (CHANGES_FIRST seconds at most): a request's, or a stream's poll drawn
+        (streams.Redraw)."""
         with self.turns:
             with self.quiet:
                 self.quiet.wait_for(lambda: not self.changing, CHANGES_FIRST)

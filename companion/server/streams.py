@@ -4,7 +4,7 @@ events on one connection it keeps open, with no request per change.
 A screen opens its stream (`GET .../live/events`, web/pages.py) as it would poll; Flask
 answers its headers, and the connection's task hands it here instead of ending the
 answer (channel.KeepAliveTask). When the game moves (the Watch tells, whichever process
-moved it), one worker thread draws each stream of that game, in one turn to draw: the
+moved it), one worker thread draws each stream of that game, each in a turn to draw: the
 screen's poll, drawn by the poll's view with the stream's own request (its cookies, its
 address) at the stamp it showed (web/pages.poll_drawn), or the screen kept for the stamp
 when another screen of the same view drew it (rendered.screen), and writes the new live
@@ -220,16 +220,15 @@ class Redraw:
         self.streams, self.stamp, self.shown = streams, stamp, shown
 
     def service(self) -> None:
-        with self.streams.reading():
-            for channel, stamp in self.shown:
-                if not channel.connected:
-                    self.streams.drop(channel)
-                    continue
-                try:
-                    self._draw(channel, stamp)
-                except Exception:  # (the app answers its own errors): the screen opens it
-                    LOG.exception("a stream of a game could not be drawn")  # again
-                    self.streams.end(channel)
+        for channel, stamp in self.shown:
+            if not channel.connected:
+                self.streams.drop(channel)
+                continue
+            try:
+                self._draw(channel, stamp)
+            except Exception:  # (the app answers its own errors): the screen opens it again
+                LOG.exception("a stream of a game could not be drawn")
+                self.streams.end(channel)
 
     def cancel(self) -> None:
         """Nothing to do when the server stops before this task ran."""
@@ -243,7 +242,8 @@ class Redraw:
             return
         poll = {**stream.poll, "QUERY_STRING": f"v={shown}", STAMP_READ: self.stamp,
                 KEPT: None, "wsgi.input": io.BytesIO()}
-        status, body = self.streams.draw(poll)
+        with self.streams.reading():  # a turn to draw, as a poll's (drawing.Drawing)
+            status, body = self.streams.draw(poll)
         if status == 200:
             stream.kept = poll[KEPT]
             self.streams.send(channel, _event(self.stamp, body))
