@@ -11,6 +11,7 @@ from companion.server import channel, streams
 from companion.web import create_app
 from companion.web.guards import roles
 from companion.web.pages import RETRY, poll_drawn
+from tests.test_web_hosted import host_link
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
 from tests.web_helpers import (GAME, csrf_headers, join, make_app, new_game, phone_client, play,
                                stamp, submit)
@@ -355,3 +356,32 @@ def test_every_stream_s_poll_is_open_to_anyone_as_its_stream_is(tmp_path):
     for path, endpoint in streamed.items():
         poll = endpoints[path.removesuffix("/events")]
         assert roles.ROUTES[endpoint] == roles.ROUTES[poll] == roles.ANYONE, poll
+
+
+def test_on_a_hosted_server_a_watcher_that_becomes_a_host_is_drawn_as_one(tmp_path):
+    """On a hosted server a device becomes a game's host by its host link with the cookie
+    it had: its stream shows the host's screen at the next change (the record's form),
+    even where another watcher's screen was drawn just before it."""
+    app = make_app(tmp_path / "data", hosted=True)
+    maker, watcher, partner = (phone_client(app, f"203.0.113.{n}") for n in (7, 8, 9))
+    token = new_game(maker)
+    new_game(partner)  # the partner's device has a token of its own already
+    cookie = partner.get_cookie(app.config["SESSION_COOKIE_NAME"]).value
+    shown, listening, table = stamp(app, token), _listening(app), f"/g/{token}/live"
+    streams_open = {"watcher": opened(listening, app, watcher, table, shown),
+                    "partner": opened(listening, app, partner, table, shown)}
+    play(maker, token, GAME[:1])
+    _redrawn(listening, app, token, streams_open, shown)
+    assert "action-sold" not in _last_event(streams_open["partner"]).decode()  # (a watcher)
+    link = host_link(maker, token)
+    assert submit(partner, link, link, label="Bo's phone").status_code == 303
+    assert partner.get_cookie(app.config["SESSION_COOKIE_NAME"]).value == cookie
+    shown = stamp(app, token)
+    play(maker, token, GAME[1:2])
+    _redrawn(listening, app, token, streams_open, shown)
+    assert _last_event(streams_open["partner"]) == streams._event(
+        stamp(app, token), _polled(partner, table, shown))
+    assert "action-reveal" in _last_event(streams_open["partner"]).decode()
+    assert "action-reveal" not in _last_event(streams_open["watcher"]).decode()
+    for connection in streams_open.values():
+        connection.socket.close()

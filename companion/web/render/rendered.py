@@ -21,7 +21,7 @@ from functools import partial
 
 from flask import Flask, current_app, g, render_template, request
 
-from companion.web.guards.roles import device, is_owner
+from companion.web.guards.roles import device, hosted
 from companion.web.guards.security import csrf_token
 from companion.web.pages import KEPT
 from .compress import Filled, Holed
@@ -106,9 +106,11 @@ def screen(game, template: str, context, **extra):
 
 def _settled(here) -> bool:
     """Whether the device's view of its game stays what it is now whatever the game's
-    changes: not a seat (the host may free it), nor a host by grant (the host may revoke
-    it) or on a hosted server; the owner's device (loopback), or a watcher."""
-    return here.seat is None and (not here.host or is_owner())
+    changes, with the cookies it has: not a seat (the host may free it), nor a host by
+    grant (the host may revoke it), nor any device on a hosted server (one that opens the
+    game's host link becomes a host with the same cookie); the owner's device (loopback),
+    or a watcher."""
+    return here.seat is None and here.grant is None and not hosted()
 
 
 def _kept_screen(kept: Rendered, token: str, key: tuple, words: str, stamp: int):
