@@ -77,9 +77,9 @@ def _joined(held, streams, games=None) -> dict:
     """The stamps shown by the screens that wait on each game (Held.waited), held polls
     and streams."""
     polls = held.waited(games)
-    if streams is None:
-        return polls
-    listening = streams.waited(games)
+    listening = {} if streams is None else streams.waited(games)
+    if not polls or not listening:  # (most often: every screen streams, or none can)
+        return polls or listening
     return {token: polls.get(token, set()) | listening.get(token, set())
             for token in polls.keys() | listening.keys()}
 
