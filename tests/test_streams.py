@@ -8,6 +8,7 @@ import pytest
 
 from bench.changes import StreamConnection, opened
 from companion.server import channel, streams
+from companion.store.sql import StorageFault
 from companion.web import create_app
 from companion.web.guards import roles
 from companion.web.pages import RETRY, poll_drawn
@@ -344,11 +345,21 @@ def test_a_game_s_streams_are_bounded_and_a_screen_past_them_polls(tmp_path, mon
         other.close()
 
 
+# The app's guards before a request, which a stream's poll does not pass again
+# (pages.poll_drawn): each says of the poll what it said of its stream's request, which
+# has the same address, Host and cookies (a live part's route is anyone's, below), or acts
+# on POSTs only. A guard added to the app must be weighed for streams, and added here.
+GUARDS = {"_known_keys", "_check_request", "_pace", "_check_csrf", "_only_with_a_key"}
+
+
 def test_every_stream_s_poll_is_open_to_anyone_as_its_stream_is(tmp_path):
     """A stream's poll is drawn by its view alone (pages.poll_drawn), without the guards
     the stream's own request passed as it opened: so each stream's poll route must be one
-    anyone may ask, as the stream's is (roles.ROUTES)."""
-    app = create_app(tmp_path / "data")
+    anyone may ask, as the stream's is (roles.ROUTES), and the app's guards the ones
+    weighed for it (GUARDS)."""
+    app = create_app(tmp_path / "data", hosted=True)  # (with the operator's guard)
+    assert {guard.__name__ for guards in app.before_request_funcs.values()
+            for guard in guards} == GUARDS
     endpoints = {rule.rule: rule.endpoint for rule in app.url_map.iter_rules()}
     streamed = {path: endpoint for path, endpoint in endpoints.items()
                 if path.endswith("/events")}
@@ -384,4 +395,35 @@ def test_on_a_hosted_server_a_watcher_that_becomes_a_host_is_drawn_as_one(tmp_pa
     assert "action-reveal" in _last_event(streams_open["partner"]).decode()
     assert "action-reveal" not in _last_event(streams_open["watcher"]).decode()
     for connection in streams_open.values():
+        connection.socket.close()
+
+
+def test_a_stream_whose_poll_the_server_cannot_draw_ends_and_says_nothing_of_it(tmp_path,
+                                                                              monkeypatch):
+    """The database refuses while a change is drawn (a StorageFault: the page says so in
+    words when it asks again): the stream ends, with no word of the failure in it, and
+    another game's streams are drawn as ever."""
+    app = make_app(tmp_path / "data")
+    host = app.test_client()
+    token, other = new_game(host), new_game(host)
+    listening, path = _listening(app), "/g/{}/live"
+    shown = {game: stamp(app, game) for game in (token, other)}
+    broken, fine = (opened(listening, app, host, path.format(game), shown[game])
+                    for game in (token, other))
+    for connection in (broken, fine):
+        connection.close_when_flushed = False
+    game = app.config["GAMES"].game
+
+    def refused(asked, *args, **kwargs):
+        if asked == token:
+            raise StorageFault("the disk is full")
+        return game(asked, *args, **kwargs)
+    for played in (token, other):
+        play(host, played, GAME[:1])
+    monkeypatch.setattr(app.config["GAMES"], "game", refused)
+    _redrawn(listening, app, token, {"broken": broken}, shown[token])
+    _redrawn(listening, app, other, {"fine": fine}, shown[other])
+    assert broken.written == [streams.END] and broken.close_when_flushed
+    assert _last_event(fine).startswith(b"id: %d\n" % stamp(app, other))
+    for connection in (broken, fine):
         connection.socket.close()

@@ -235,7 +235,7 @@ class Redraw:
 
     def _draw(self, channel, shown: int) -> None:
         stream = channel.stream
-        kept = stream.kept and shown != self.stamp and stream.kept(self.stamp)
+        kept = stream.kept and shown < self.stamp and stream.kept(self.stamp)
         if kept:  # drawn for another screen of the same view: no need to ask the app
             self.streams.send(channel, _event(self.stamp, kept))
             self.streams.listen(channel, self.stamp)
