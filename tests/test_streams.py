@@ -12,10 +12,9 @@ from companion.store.sql import StorageFault
 from companion.web import create_app
 from companion.web.guards import roles
 from companion.web.pages import RETRY, poll_drawn
-from tests.test_web_hosted import host_link
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
-from tests.web_helpers import (GAME, csrf_headers, join, make_app, new_game, phone_client, play,
-                               stamp, submit)
+from tests.web_helpers import (GAME, csrf_headers, host_link, join, make_app, new_game,
+                               phone_client, play, stamp, submit)
 
 
 def stream_of(port: int, poll: str, headers: str = "") -> Listener:
@@ -211,9 +210,11 @@ def _redrawn(listening, app, token: str, streams_open: dict, shown: int) -> None
                    [(connection, shown) for connection in streams_open.values()]).service()
 
 
-def _polled(client, path: str, shown: int) -> bytes:
-    """The live part `client`'s poll of `path` from `shown` is answered."""
-    return client.get(f"{path}?v={shown}", headers={"HX-Request": "true"}).data
+def _polled(app, client, path: str, shown: int) -> bytes:
+    """The event of the live part `client`'s poll of `path` from `shown` is answered, at
+    its game's stamp now."""
+    answer = client.get(f"{path}?v={shown}", headers={"HX-Request": "true"})
+    return streams._event(stamp(app, path.split("/")[2]), answer.data)
 
 
 def _last_event(connection: StreamConnection) -> bytes:
@@ -238,8 +239,7 @@ def test_each_phone_s_stream_shows_what_its_own_poll_shows(tmp_path):
     play(host, token, GAME[:2])  # Anna buys the lot for 3 (R8)
     _redrawn(listening, app, token, streams_open, shown)
     for name, phone in phones.items():
-        assert _last_event(streams_open[name]) == streams._event(stamp(app, token),
-                                                           _polled(phone, path, shown))
+        assert _last_event(streams_open[name]) == _polled(app, phone, path, shown)
     assert streams_open["Bert"].written != streams_open["Claus"].written
     for connection in streams_open.values():
         connection.socket.close()
@@ -268,8 +268,7 @@ def test_screens_of_one_view_share_its_drawing_each_with_its_own_form_token(tmp_
         play(host, token, [step])
         _redrawn(listening, app, token, streams_open, shown)
         for name, client in screens.items():
-            assert _last_event(streams_open[name]) == streams._event(
-                stamp(app, token), _polled(client, path, shown))
+            assert _last_event(streams_open[name]) == _polled(app, client, path, shown)
     assert asked == [path] * 6  # the second of each view was not drawn again
     windows = (_last_event(streams_open[name]) for name in ("window", "other window"))
     assert len(set(windows)) == 2  # each with its own token
@@ -318,8 +317,7 @@ def test_a_stream_that_lost_its_host_rights_or_its_seat_is_drawn_as_what_it_is_n
     _redrawn(listening, app, token, streams_open, shown)
     for name, client, path in (("granted", granted, table), ("taker", taker, phone),
                                ("lost", lost, phone)):
-        assert _last_event(streams_open[name]) == streams._event(stamp(app, token),
-                                                           _polled(client, path, shown))
+        assert _last_event(streams_open[name]) == _polled(app, client, path, shown)
     assert "Free Bert" not in _last_event(streams_open["granted"]).decode()
     assert _last_event(streams_open["lost"]) != _last_event(streams_open["taker"])
     for connection in streams_open.values():
@@ -390,8 +388,7 @@ def test_on_a_hosted_server_a_watcher_that_becomes_a_host_is_drawn_as_one(tmp_pa
     shown = stamp(app, token)
     play(maker, token, GAME[1:2])
     _redrawn(listening, app, token, streams_open, shown)
-    assert _last_event(streams_open["partner"]) == streams._event(
-        stamp(app, token), _polled(partner, table, shown))
+    assert _last_event(streams_open["partner"]) == _polled(app, partner, table, shown)
     assert "action-reveal" in _last_event(streams_open["partner"]).decode()
     assert "action-reveal" not in _last_event(streams_open["watcher"]).decode()
     for connection in streams_open.values():

@@ -15,8 +15,8 @@ from companion.web import create_app
 
 from companion.web.screens.host import GAMES_PER_HOUR, SWEEP_EVERY
 from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, card, csrf_headers,
-                               find_form, hand_edit, join, make_app, new_game, phone_client,
-                               play, submit, text)
+                               find_form, hand_edit, host_link, join, make_app, new_game,
+                               phone_client, play, submit, text)
 
 STRANGER = "203.0.113.7"  # another household's phone, on the internet (RFC 5737)
 
@@ -119,13 +119,6 @@ def test_a_game_no_one_changed_for_the_days_kept_is_removed(app):
     assert maker.get(f"/g/{idle}/record.json").status_code == 404
     assert "Round 1: the auction" in text(maker.get(f"/g/{played}"))
     assert app.config["STORE"].game_count() == 3  # the one played and the two started
-
-
-def host_link(client, token) -> str:
-    """The game's host link, as its settings page shows it to a host."""
-    page = client.get(f"/g/{token}/settings")
-    assert page.status_code == 200
-    return re.search(r"<code>http://localhost(/g/[^<]+)</code>", page.get_data(as_text=True))[1]
 
 
 def test_the_game_s_host_link_makes_another_device_its_host_until_revoked(app):

@@ -285,6 +285,13 @@ def new_game(client, players=PLAYERS, expect=303, **values):
     return response.headers["Location"].rsplit("/", 1)[1]
 
 
+def host_link(client, token) -> str:
+    """A hosted game's host link, as its settings page shows it to a host."""
+    page = client.get(f"/g/{token}/settings")
+    assert page.status_code == 200
+    return re.search(r"<code>http://localhost(/g/[^<]+)</code>", page.get_data(as_text=True))[1]
+
+
 def join(client, token, name, players=PLAYERS):
     """Take `name`'s seat from the join page."""
     return submit(client, f"/g/{token}/join", "seats", seat=seat(name, players))
