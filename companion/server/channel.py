@@ -14,7 +14,6 @@ worker serves (it sends for itself)."""
 import threading
 import time
 from collections import OrderedDict
-from contextlib import nullcontext
 from functools import partial
 
 from waitress.channel import HTTPChannel
@@ -42,7 +41,7 @@ TOO_MANY = ("Too many requests from this device: wait a few seconds, then try ag
             "réessayez.\n").encode()
 
 
-def install(sockets, app, reading=nullcontext) -> None:
+def install(sockets, app, reading) -> None:
     """Each listener of the socket map `sockets` admits connections within the limits of
     one Guard, closes those whose headers come too slowly, opens Channels, and answers in
     the loop the requests over the limits; the polls that find nothing new are held until
