@@ -60,7 +60,7 @@ REVEAL = {"type": "reveal", "cards": [{"family": "red", "number": 1},
 
 def change_elsewhere(store, token: str, event: dict = REVEAL) -> None:
     """`event` (a record's, a lot revealed if none) recorded in the game `token` by
-    another thread (its own connection)."""
+    another thread."""
     game = games.load(store, token)
     writer = threading.Thread(target=games.append,
                               args=(store, game, game.version, parse_event(event), "host"))

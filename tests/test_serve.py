@@ -19,6 +19,7 @@ from companion.server.loop import Loop
 from companion.server.drawing import AT_ONCE, Drawing
 from companion.server.network import Address
 from companion.store import games
+from companion.store.sql import SeatTaken
 from companion.web import create_app
 from companion.web.pages import STAMP_READ
 from tests.served import change_elsewhere, new_game_poll, served, until
@@ -547,15 +548,15 @@ def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(t
 
 def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_at_most_every_80_ms(tmp_path):
     """A change this process makes names its game: the Watch reads that game's stamp
-    alone. A change it cannot name (another process's, seen in SQLite's data version)
-    has it read every game waited on, but not more often than every FULL_EVERY seconds
-    (a café of 400 tables changes 80 times a second)."""
-    from companion.store import news
+    alone, whichever thread wrote. A change it cannot name (another process's, seen in
+    SQLite's data version) has it read every game waited on, but not more often than every
+    FULL_EVERY seconds (a café of 400 tables changes 80 times a second)."""
+    from companion.store import news, sqlite
     app = create_app(tmp_path / "data")
     store = app.config["STORE"]
-    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
+    first, second, third = (new_game_poll(app).split("/")[2] for _ in range(3))
     asked, now = [], [100.0]
-    shown = {first: {store.stamp(first)}, second: {store.stamp(second)}}
+    shown = {token: {store.stamp(token)} for token in (first, second, third)}
 
     def waited(games):
         asked.append(games)
@@ -565,24 +566,93 @@ def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_a
     watch = news.Watch(store, waited, moved.append, clock=lambda: now[0])
     changes = store.news()
     changes.wait(0)
-    change_elsewhere(store, first)  # (a thread of its own: SQLite's data version moves for
-    heard = changes.wait(0)  # the other connections' commits, not this one's)
-    assert heard.games == {first} and heard.anywhere  # the data version moved as well
+    change_elsewhere(store, first)  # (a thread of its own)
+    heard = changes.wait(0)
+    assert heard.games == {first} and not heard.anywhere  # no other process wrote
     watch.look(heard)
-    assert asked == [None] and moved == [{first: store.stamp(first)}]  # the first full look
+    assert asked == [{first}] and moved == [{first: store.stamp(first)}]
     shown[first] = {store.stamp(first)}
-    change_elsewhere(store, second)
+    elsewhere = sqlite.Store(tmp_path / "data")  # another process's connections
+    change_elsewhere(elsewhere, second)
+    heard = changes.wait(0)
+    assert heard.games == frozenset() and heard.anywhere  # the data version moved
+    watch.look(heard)
+    assert asked[1:] == [None] and moved[1:] == [{second: store.stamp(second)}]  # a full look
+    shown[second] = {store.stamp(second)}
+    change_elsewhere(elsewhere, third)
     now[0] += news.FULL_EVERY / 2
     watch.look(changes.wait(0))
-    assert asked[1:] == [{second}] and moved[1:] == [{second: store.stamp(second)}]  # too soon
-    # for a full look
+    assert asked[2:] == [frozenset()] and len(moved) == 2  # too soon for a full look
     assert watch._patience() == pytest.approx(news.FULL_EVERY / 2)  # one is due
-    shown[second] = {store.stamp(second)}
     now[0] += news.FULL_EVERY
     watch.look(changes.wait(0))
-    assert asked[2:] == [None] and len(moved) == 2  # nothing else moved
+    assert asked[3:] == [None] and moved[2:] == [{third: store.stamp(third)}]
     watch.look(changes.wait(0))
-    assert asked[3:] == [frozenset()] and watch._patience() == news.WATCH_EVERY
+    assert asked[4:] == [frozenset()] and watch._patience() == news.WATCH_EVERY
+
+
+def test_the_watch_does_not_wait_with_a_write_that_waits_for_another_program_s_lock(tmp_path):
+    """While a write of this process waits for another program's lock (SQLite waits up to
+    30 s), the Watch still hears of this process's other news at once; the other
+    program's commit is heard once the write is through."""
+    import sqlite3
+    from companion.store.news import News
+    app = create_app(tmp_path / "data")
+    store = app.config["STORE"]
+    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
+    changes = store.news()
+    changes.wait(0)
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another program's write, under way
+    waiting = threading.Thread(target=change_elsewhere, args=(store, first))
+    waiting.start()
+    until(store._writing.locked, "this process's write waits for the lock")
+    store._told(second)  # (as a write that went through before would have told)
+    heard = []
+    watch = threading.Thread(target=lambda: heard.append(changes.wait(0)))
+    watch.start()
+    watch.join(2)
+    try:
+        assert heard == [News(frozenset({second}))]  # at once, not after the write
+    finally:
+        holder.execute("UPDATE games SET stamp = stamp + 1 WHERE token = ?", (second,))
+        holder.execute("COMMIT")
+        holder.close()
+        waiting.join()
+    assert changes.wait(0) == News(frozenset({first}), anywhere=True)
+
+
+def test_the_watch_hears_of_another_process_s_change_though_this_one_s_writer_was_opened_again(tmp_path):
+    """A write the database refuses (a seat taken twice) closes the connection this
+    process writes on, and a new one's data version starts its count over: another
+    process's change made meanwhile is still heard."""
+    from companion.store import sqlite
+    app = create_app(tmp_path / "data")
+    store = app.config["STORE"]
+    token = new_game_poll(app).split("/")[2]
+    store.claim_seat(token, 0)
+    changes = store.news()
+    changes.wait(0)
+    change_elsewhere(sqlite.Store(tmp_path / "data"), token)
+    with pytest.raises(SeatTaken):
+        store.claim_seat(token, 0)
+    assert changes.wait(0).anywhere
+
+
+def test_the_watch_hears_of_another_process_s_change_while_this_one_writes_without_a_pause(tmp_path):
+    """While this process writes without a pause, the Watch cannot ask the connection it
+    writes on: each write reads the data version for it."""
+    from companion.store import sqlite
+    from companion.store.news import News
+    app = create_app(tmp_path / "data")
+    store = app.config["STORE"]
+    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
+    changes = store.news()
+    changes.wait(0)
+    change_elsewhere(sqlite.Store(tmp_path / "data"), first)
+    change_elsewhere(store, second)
+    with store._writing:  # (the next write under way)
+        assert changes.wait(0) == News(frozenset({second}), anywhere=True)
 
 
 def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):

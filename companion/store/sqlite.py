@@ -14,6 +14,7 @@ import tempfile
 import threading
 from contextlib import closing, contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 from companion.rules.phrase import N_, Phrase
 from . import wal
@@ -156,8 +157,11 @@ class Store(SQLStore):
         # which sleeps 1, 2, 5, 10... ms between tries: a thread waiting for Python's
         # lock in the middle of its transaction held the others that long (actions of a
         # café of 200 tables took up to a second). Other processes' writers still wait
-        # in SQLite's.
+        # in SQLite's. They all write on one connection, kept for the writer of the
+        # turn: its data version moves only for the other processes' commits (news).
         self._writing = threading.Lock()
+        self._writer = SimpleNamespace(db=None, opened=0)
+        self._seen = None  # the writer's data version last read: (opened, version)
 
     def _prepare(self, db) -> None:
         """The tables, made or brought up to date in one write (so a lock held by another
@@ -189,21 +193,36 @@ class Store(SQLStore):
         for the other processes'."""
         return Changes(self)
 
-    def data_version(self) -> int:
-        """A number that moves whenever another connection (of this process or another)
-        has committed a change since this thread's connection last asked."""
-        with self._connect() as db:
-            return db.execute("PRAGMA data_version").fetchone()[0]
+    def data_version(self) -> tuple[int, int] | None:
+        """A value that moves whenever another process has committed a change: SQLite's
+        data version of the connection this process writes on (its own commits leave it
+        as it is), with how many times that connection was opened (a new one starts its
+        count over). While a write of this process holds the connection (it may wait for
+        another program's lock for BUSY_TIMEOUT: the Watch does not wait with it), the
+        one read after the last write (None before any)."""
+        if self._writing.acquire(blocking=False):
+            try:
+                with self._connect(self._writer) as db:
+                    self._note_version(db)
+            finally:
+                self._writing.release()
+        return self._seen
+
+    def _note_version(self, db) -> None:
+        """Read the data version on the writers' connection `db` (theirs held)."""
+        self._seen = (self._writer.opened, db.execute("PRAGMA data_version").fetchone()[0])
 
     @contextmanager
     def _write(self, token: str | None = None):
         """BEGIN IMMEDIATE ... COMMIT: committed before the caller answers; on a full or
         read-only disk, nothing is written and StorageFault says so."""
         try:
-            with self._writing, self._connect() as db:
+            with self._writing, self._connect(self._writer) as db:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     yield db
+                    self._note_version(db)  # (a process that writes without a pause
+                    # is asked nothing between its writes)
                 except BaseException:
                     if db.in_transaction:  # SQLite may have rolled back already
                         db.execute("ROLLBACK")
@@ -237,47 +256,51 @@ class Store(SQLStore):
                 db.execute("COMMIT")
 
     @contextmanager
-    def _connect(self):
+    def _connect(self, kept=None):
         """A connection to the database file the server started with: StorageFault if
         that file has vanished or been replaced (never a new, empty one). Each thread
         keeps its connection from one request to the next (opening one costs more than
-        a poll's query), unless it failed for another cause than the disk (closing the
-        last connection would empty the write-ahead log, and a full disk would seem to
-        have room for one more write, then none)."""
+        a poll's query), and the writers theirs in `kept`, unless it failed for another
+        cause than the disk (closing the last connection would empty the write-ahead
+        log, and a full disk would seem to have room for one more write, then none)."""
+        kept = self._local if kept is None else kept
         if _identity(self.path) != self._file:
-            self._forget()
+            self._forget(kept)
             raise StorageFault(Phrase(N_(
                 "The game database ({path}) has vanished or been replaced while the server "
                 "ran; nothing was recorded. Restart the server."), path=str(self.path)))
-        db = getattr(self._local, "db", None) or self._open()
+        db = getattr(kept, "db", None) or self._open(kept)
         try:
             yield db
         except sqlite3.Error as error:
             if _code(error) not in _DISK_ERRORS:
-                self._forget()
+                self._forget(kept)
             raise
         finally:
-            if getattr(self._local, "db", None) is not db:
+            if getattr(kept, "db", None) is not db:
                 db.close()
 
     def close(self) -> None:
-        """Close this thread's connection (before the process forks: a connection is never
-        shared between processes); the next use opens a new one."""
-        self._forget()
+        """Close this thread's connection and the writers' (before the process forks: a
+        connection is never shared between processes); the next use opens a new one."""
+        self._forget(self._local)
+        with self._writing:
+            self._forget(self._writer)
 
-    def _forget(self) -> None:
-        """Close this thread's kept connection: the next use opens a new one."""
-        db = getattr(self._local, "db", None)
-        self._local.db = None
+    @staticmethod
+    def _forget(kept) -> None:
+        """Close the connection kept in `kept`: the next use opens a new one."""
+        db = getattr(kept, "db", None)
+        kept.db = None
         if db is not None:
             db.close()
 
-    def _open(self):
-        """Read and write, kept for the thread; read only where SQLite cannot make its
-        shared index beside the file (a full or read-only disk): then the file holds
-        every change, as the last connection closed put them in it, and a write is
-        refused (see _write); such a connection is used once, not kept."""
-        db = self._connection("mode=rw")
+    def _open(self, kept):
+        """Read and write, kept in `kept`; read only where SQLite cannot make its shared
+        index beside the file (a full or read-only disk): then the file holds every
+        change, as the last connection closed put them in it, and a write is refused
+        (see _write); such a connection is used once, not kept."""
+        db = self._connection("mode=rw", shared=kept is self._writer)
         try:
             db.execute("PRAGMA schema_version")  # opens the index now
         except sqlite3.OperationalError as error:
@@ -285,24 +308,27 @@ class Store(SQLStore):
             if _code(error) not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN):
                 raise
             return self._connection("mode=ro&immutable=1")
-        self._local.db = db
+        kept.db = db
+        kept.opened = getattr(kept, "opened", 0) + 1
         return db
 
-    def _connection(self, query: str, timeout: float = BUSY_TIMEOUT):
+    def _connection(self, query: str, timeout: float = BUSY_TIMEOUT, shared: bool = False):
+        """A connection for one thread, or `shared` by threads taking turns (the
+        writers')."""
         return sqlite3.connect(f"{self._uri}?{query}", uri=True, timeout=timeout,
-                               isolation_level=None)
+                               isolation_level=None, check_same_thread=not shared)
 
 
 class Changes:
-    """Whether another connection may have changed the database: asked by one thread
-    (a news.Watch's), on its own connection."""
+    """Whether another process may have changed the database: asked by one thread (a
+    news.Watch's)."""
 
     def __init__(self, store: Store):
         self.store, self.version = store, None
 
     def wait(self, timeout: float) -> News:
         """Wait up to `timeout` seconds for a write of this process: the games it changed
-        since the last call, and whether any connection committed meanwhile."""
+        since the last call, and whether another process committed meanwhile."""
         if self.store.committed.wait(timeout):
             self.store.committed.clear()
         games = self.store.written()
