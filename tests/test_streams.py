@@ -142,11 +142,12 @@ def test_a_head_or_an_odd_stamp_opens_no_stream_of_its_own_and_a_stream_ends_whe
         tmp_path, monkeypatch):
     """A HEAD is told 204 (no stream: a HEAD has no body); a stamp that is not one (a
     Unicode digit, too many digits) counts as none: the screen gets the live part at
-    once. A stream ends after MAX_AGE (here a beat), and its browser opens it again."""
+    once. A stream ends after MAX_AGE (here a second: a slow machine's first drawing
+    comes well within it), and its browser opens it again."""
     app = create_app(tmp_path / "data")
     poll = new_game_poll(app)
     store, token = app.config["STORE"], poll.split("/")[2]
-    monkeypatch.setattr(streams, "MAX_AGE", 0.2)
+    monkeypatch.setattr(streams, "MAX_AGE", 1.0)
     with served(app, hold=0.3) as (port, _):
         head = socket.create_connection(("127.0.0.1", port), timeout=10)
         head.sendall(f"HEAD {events_of(poll)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
