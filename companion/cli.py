@@ -118,6 +118,13 @@ def _count(text: str) -> int:
     return count
 
 
+def _one_line(text: str) -> str:
+    """`text` on one line: a line break or another control character a record's names may
+    hold (a family's: a record names them as it likes) written as its escape, `\\n`."""
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode()
+                   for char in text)
+
+
 def _replay(args) -> int:
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(encoding="utf-8")
@@ -133,7 +140,7 @@ def _replay(args) -> int:
     try:
         state = fold_record(record)
     except Refusal as refusal:
-        print(f"{refusal.where}: {refusal.message}", file=sys.stderr)
+        print(_one_line(f"{refusal.where}: {refusal.message}"), file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(replay_json(state), indent=1, ensure_ascii=False))

@@ -97,7 +97,9 @@ def announced(record: dict, event: dict, before, after) -> str | None:
     if kind == "overbid":
         discarded = (f", discarded {card_words(record, event['discard'])}"
                      if event["discard"] else "")
-        return f"{event['player']} bid more than they hold{discarded}; the auction restarts"
+        goes_on = ("the auction restarts" if before.lot else  # a side sale's (R5's ruling)
+                   "the side sale's auction goes on without them")
+        return f"{event['player']} bid more than they hold{discarded}; {goes_on}"
     return None
 
 
@@ -162,7 +164,7 @@ def overbid(page, record, event) -> None:
         discard.select_option(label=f"{event['player']}: {card_words(record, event['discard'])}")
     else:
         discard.select_option(label="none (holds no card)")
-    press(form.get_by_role("button", name="Overbid: discard and restart"))
+    press(form.get_by_role("button", name="Record the overbid"))
 
 
 def side_sale(page, record, event) -> None:

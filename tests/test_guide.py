@@ -156,3 +156,30 @@ def test_R9_a_french_start_player_who_cannot_open_is_told_so_on_the_table_and_th
                                        "then, clockwise, each player bids or drops out (R9).")
     assert words(state, live=True, seat=0)[0] == (
         "It is your turn: you have no amount you may bid, so you do not open: drop out (R9).")
+
+
+def test_R3_a_player_holding_every_number_is_told_that_is_why_they_can_bid_nothing():
+    """Anna holds a card of every number, 0 to 9: every amount ends in one she holds (R3),
+    whatever her coins (found by a second agent's review: the phone spoke of her money)."""
+    state = play(LOT, hands={"Bert": "blue 5 blue 6",
+                             "Anna": "red 0 red 1 red 2 red 3 red 4 yellow 5 yellow 6 yellow 7 "
+                                     "yellow 8 yellow 9"})
+    assert state.start_player == "Anna" and state.coins_of("Anna") > 9
+    assert words(state, seat=0)[1] == (
+        "You can bid nothing in this auction: you hold every number from 0 to 9, so every "
+        "amount ends in one you hold (R3).")
+    assert words(state, live=True, seat=0)[0] == (
+        "It is your turn: you hold every number from 0 to 9, so every amount ends in one you "
+        "hold: drop out (R3).")
+
+
+def test_R5_R9_a_french_player_barred_by_the_opening_is_told_so():
+    """French rules: Anna starts holding a 0, so must open at 1 (R9); Bert, with 1 coin, may
+    bid only more than 1, which he cannot pay (R5). Said so, not as if the amounts he may
+    bid were barred by his cards."""
+    state = fold(setup(edition="fr", start_coins=1),
+                 [reveal("red 0 yellow 5"), Free(), reveal("green 2 blue 6")])
+    assert (state.start_player, state.coins_of("Bert")) == ("Anna", 1)
+    assert words(state, seat=1)[1] == (
+        "You can bid nothing in this auction: you may bid only more than 1 (R9), which is "
+        "more than you hold (R5).")

@@ -187,6 +187,17 @@ def test_a_value_too_long_to_write_out_is_shown_by_its_first_digits(tmp_path, ca
         "edition must be text, not 100000000000000000000…")
 
 
+def test_a_refusal_naming_a_family_with_a_line_break_is_still_one_line(tmp_path, capsys):
+    """A record may name its families as it likes (R1), line breaks and all; the replay's
+    refusal stays one line (game-record.md), the break written as its escape."""
+    families = ["re\nd", "yellow", "green", "blue", "purple", "black"]
+    card = {"family": "re\nd", "number": 1}
+    text = json.dumps({**MINIMAL, "families": families,
+                       "events": [{"type": "reveal", "cards": [card, card]}]})
+    assert replay(tmp_path, capsys, text) == (
+        1, "", "event 0: the lot shows the re\\nd 1 twice (R1)\n")
+
+
 def test_a_record_nested_975_levels_deep_is_refused_in_one_short_line(tmp_path):
     """As the command runs it (in a process of its own: pytest's stack is deeper)."""
     path = tmp_path / "deep.json"

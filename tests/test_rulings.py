@@ -186,6 +186,9 @@ def test_R5_R6_an_overbid_before_the_reveal_must_discard_a_held_card():
         "Anna holds 2 cards: one of them must be discarded (R5)")
     assert refused(state, overbid("Anna", "green 3")).message == (
         "Anna does not hold the green 3 (R5)")
+    one_left = apply(state, overbid("Anna", str(state.hand_of("Anna")[0])))
+    assert refused(one_left, overbid("Anna", None)).message == (
+        "Anna holds 1 card: it must be discarded (R5)")  # (not "1 cards")
 
 
 def test_R5_an_overbid_before_the_reveal_with_side_sales_off_is_refused():

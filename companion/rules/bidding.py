@@ -48,8 +48,11 @@ def lowest_allowed(state, seat: int) -> int | None:
 
 
 def highest_allowed(state, seat: int) -> int | None:
-    """The highest amount the player may bid and pay (R3, R5); None when there is none
-    (French rules: a 0 that only the start player may bid is none, R8)."""
+    """The highest amount the player may bid and pay (R3, R5); None when there is none: in
+    the lot's auction, when they can bid nothing there (see lowest_allowed); French rules,
+    a 0 that only the start player may bid (R8)."""
+    if state.auction is not None and lowest_allowed(state, seat) is None:
+        return None
     best = highest_bid(state.hands[seat], state.coins[seat])
     return None if best == 0 and zero_barred(state, seat) else best
 

@@ -42,7 +42,8 @@ class Penalty(NamedTuple):
 
 
 class Overbid(NamedTuple):
-    """`player` bid more than they hold: they discard a card, the auction restarts (R5)."""
+    """`player` bid more than they hold: they discard a card; the lot's auction restarts
+    without them, a side sale's goes on without them (R5)."""
 
     player: str
     discard: Card | None

@@ -169,8 +169,36 @@ def _nothing_to_bid(state: GameState, seat: int) -> Phrase:
     if state.setup.edition == "fr" and seat == state.start and not state.auction.opened:
         return Phrase(N_("It is your turn: you have no amount you may bid, so you do not "
                          "open: drop out (R9)."))
-    return Phrase(N_("It is your turn: every amount you may bid is more than you hold, so "
-                     "drop out (R3, R5)."))
+    return _nothing(state, seat, True)
+
+
+# Why a player can bid nothing in the lot's auction, said to them, on their turn or not: by
+# (on their turn, why: every number held, the French floor above their coins, or money).
+_NOTHING = {
+    (True, "numbers"): N_("It is your turn: you hold every number from 0 to 9, so every "
+                          "amount ends in one you hold: drop out (R3)."),
+    (True, "floor"): N_("It is your turn: you may bid only more than {floor} (R9), which "
+                        "is more than you hold: drop out (R5)."),
+    (True, "money"): N_("It is your turn: every amount you may bid is more than you hold, "
+                        "so drop out (R3, R5)."),
+    (False, "numbers"): N_("You can bid nothing in this auction: you hold every number from "
+                           "0 to 9, so every amount ends in one you hold (R3)."),
+    (False, "floor"): N_("You can bid nothing in this auction: you may bid only more than "
+                         "{floor} (R9), which is more than you hold (R5)."),
+    (False, "money"): N_("You can bid nothing in this auction: every amount you may bid is "
+                         "more than you hold (R3, R5)."),
+}
+
+
+def _nothing(state: GameState, seat: int, turn: bool) -> Phrase:
+    """Why the player can bid nothing in the lot's auction (lowest_allowed is None), said
+    to them (`turn`: on their turn)."""
+    floor = outbid_floor(state, seat)
+    if len(forbidden_digits(state.hands[seat])) == 10:
+        return Phrase(_NOTHING[turn, "numbers"])
+    if floor and floor >= (state.auction.high or 0):
+        return Phrase(_NOTHING[turn, "floor"], floor=floor)
+    return Phrase(_NOTHING[turn, "money"])
 
 
 # What a player may not bid in the lot's auction, by (said to them, digits they hold, what
@@ -203,8 +231,7 @@ def _endings(state: GameState, seat: int, yours: bool) -> Phrase:
             return Phrase(N_("You exchanged a card this round, so you sit out its auction (R7)."))
         return Phrase(N_("You bid more than you hold, so you sit out this round's auction (R5)."))
     if yours and lowest_allowed(state, seat) is None:  # the table may not learn it (R12)
-        return Phrase(N_("You can bid nothing in this auction: every amount you may bid is "
-                         "more than you hold (R3, R5)."))
+        return _nothing(state, seat, False)
     digits = sorted(forbidden_digits(state.hands[seat]))
     floor = outbid_floor(state, seat)
     if floor:

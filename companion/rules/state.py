@@ -340,6 +340,9 @@ def _discard(state: GameState, seat: int, card: Card | None) -> dict:
             raise Refusal("R5", "{player} holds no card, so none can be discarded",
                           player=state.players[seat])
         return {}
+    if card is None and len(hand) == 1:
+        raise Refusal("R5", "{player} holds 1 card: it must be discarded",
+                      player=state.players[seat])
     if card is None:
         raise Refusal("R5", "{player} holds {count} cards: one of them must be discarded",
                       player=state.players[seat], count=len(hand))

@@ -20,6 +20,18 @@ from .i18n import catalog, elide, family_label
 
 CARD_CHOICE = N_("%(owner)s: %(card)s")  # a card in a list of everyone's cards
 FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves (R8)"))
+# An overbid in words, by (a card discarded, in the lot's auction: True, in a side sale's:
+# False, unknown: None) (R5).
+_OVERBIDS = {
+    (True, True): N_("{player} bid more than they hold, discarded {card}; the auction restarts"),
+    (True, False): N_("{player} bid more than they hold, discarded {card}; the side sale's "
+                      "auction goes on without them"),
+    (True, None): N_("{player} bid more than they hold, discarded {card}"),
+    (False, True): N_("{player} bid more than they hold; the auction restarts"),
+    (False, False): N_("{player} bid more than they hold; the side sale's auction goes on "
+                       "without them"),
+    (False, None): N_("{player} bid more than they hold"),
+}
 
 # The symbol of each family, by its place in the game's list (R1). Its colour is that
 # place's class, fam-0 ... fam-5, in static/app.css.
@@ -401,14 +413,18 @@ def describe(game: Game, index: int) -> Phrase:
         return Phrase(N_("{player} opened at 0 and nobody raised: the lot goes free (R9)"),
                       player=game.setup.players[auction.leader])
     paid = not isinstance(event, Penalty) or penalty_paid(before, after)
-    return describe_event(game, event, paid)
+    return describe_event(game, event, paid, bool(before.lot))
 
 
-def describe_event(game: Game, event, paid: bool = True) -> Phrase:
-    """An event in plain words; `paid`: whether a penalty's coin was paid (R4)."""
+def describe_event(game: Game, event, paid: bool = True, lot: bool | None = None) -> Phrase:
+    """An event in plain words; `paid`: whether a penalty's coin was paid (R4); `lot`:
+    whether an overbid was in the lot's auction, which restarts, or in a side sale's,
+    which goes on without the player (R5), if known."""
     if isinstance(event, Reveal):
         return Phrase(N_("Revealed {cards}"),
                       cards=Names(str(card_view(game, card)) for card in event.cards))
+    if isinstance(event, Sold) and event.price == 0 and game.setup.edition == "fr":
+        return Phrase(N_("{winner} won the lot at 0: a free lot (R8)"), winner=event.winner)
     if isinstance(event, Sold):
         return Phrase(N_("{winner} bought the lot for {price}"), winner=event.winner,
                       price=event.price)
@@ -420,12 +436,10 @@ def describe_event(game: Game, event, paid: bool = True) -> Phrase:
     if isinstance(event, Penalty):
         return Phrase(N_("{player} made a forbidden bid: 1 coin to the pot"), player=event.player)
     if isinstance(event, Overbid) and event.discard:
-        return Phrase(N_("{player} bid more than they hold, discarded {card}; "
-                         "the auction restarts"),
-                      player=event.player, card=str(card_view(game, event.discard)))
+        return Phrase(_OVERBIDS[True, lot], player=event.player,
+                      card=str(card_view(game, event.discard)))
     if isinstance(event, Overbid):
-        return Phrase(N_("{player} bid more than they hold; the auction restarts"),
-                      player=event.player)
+        return Phrase(_OVERBIDS[False, lot], player=event.player)
     if isinstance(event, SideSale):
         return Phrase(N_("{seller} sold {card} to {buyer} for {price}"), seller=event.seller,
                       card=str(card_view(game, event.card)), buyer=event.buyer,
