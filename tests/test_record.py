@@ -198,6 +198,17 @@ def test_a_refusal_naming_a_family_with_a_line_break_is_still_one_line(tmp_path,
         1, "", "event 0: the lot shows the re\\nd 1 twice (R1)\n")
 
 
+def test_a_family_name_with_half_a_character_is_refused(tmp_path, capsys):
+    """JSON may name a lone surrogate (\\ud800): no page could be written with it, so the
+    game it would make could neither be shown nor exported (found by a review)."""
+    families = ["r\ud800", "yellow", "green", "blue", "purple", "black"]
+    assert refusal_of({**MINIMAL, "families": families}).message == (
+        "the family name 'r\\ud800' holds a broken character (R1)")
+    text = json.dumps({**MINIMAL, "families": families})
+    assert replay(tmp_path, capsys, text) == (
+        1, "", "header: the family name 'r\\ud800' holds a broken character (R1)\n")
+
+
 def test_a_record_nested_975_levels_deep_is_refused_in_one_short_line(tmp_path):
     """As the command runs it (in a process of its own: pytest's stack is deeper)."""
     path = tmp_path / "deep.json"

@@ -190,7 +190,7 @@ def unreadable(event: str) -> str:
 
 
 @pytest.mark.parametrize(("edit", "reason"), [
-    (refused_price, "Anna holds 12 coins: a bid of 999 is more than that (R5)."),
+    (refused_price, "Anna cannot pay 999 (R5)."),  # (no coin total: any device sees it, R12)
     (unreadable, "its stored text is not valid JSON.")], ids=["refused", "not JSON"])
 def test_a_game_edited_by_hand_is_marked_damaged_and_still_exported(tmp_path, edit, reason):
     app, host, phone, token = table_on(tmp_path / "data")

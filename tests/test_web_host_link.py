@@ -88,6 +88,14 @@ def test_only_the_server_s_own_device_renews_the_link_and_revokes(server, url):
     assert "Revoke Eva's tablet" in text(owner.get("/"))
 
 
+def test_revoking_a_grant_that_is_not_there_changes_nothing(server):
+    """No such grant: 404, and the host link stays (a review found it renewed)."""
+    app, owner, _, _ = server
+    key = key_of(app)
+    assert owner.post("/grants/424242/revoke", headers=csrf_headers(owner)).status_code == 404
+    assert key_of(app) == key
+
+
 def test_a_revoked_device_cannot_become_host_again_with_the_link_it_kept(server):
     app, owner, tablet, _ = server
     kept = key_of(app)

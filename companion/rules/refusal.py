@@ -33,3 +33,19 @@ class Refusal(Exception):
         if not self.rule.startswith("R"):
             return body
         return f"{body} ({self.rule})"
+
+
+def public_message(refusal: Refusal, secret: bool) -> Refusal:
+    """A refusal as the table may see it: with money secret, no coin totals (R12), in
+    the refusal itself or in the one it gives as its reason; of the same event."""
+    params = refusal.params
+    if secret and refusal.rule == "R5" and "coins" in params:
+        shown = Refusal("R5", "{player} cannot pay {amount}", player=params["player"],
+                        amount=params["amount"])
+    elif isinstance(params.get("reason"), Refusal):
+        shown = Refusal(refusal.rule, refusal.text,
+                        **{**params, "reason": public_message(params["reason"], secret)})
+    else:
+        return refusal
+    shown.event = refusal.event
+    return shown

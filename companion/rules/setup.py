@@ -77,6 +77,18 @@ def check_families(families) -> None:
             raise Refusal("R1", "a family needs a non-empty name")
         if families.count(family) > 1:
             raise Refusal("R1", "two families are called {family!r}", family=family)
+        if not _writable(family):  # (JSON may hold half of a character: no page could show it)
+            raise Refusal("R1", "the family name {family!r} holds a broken character",
+                          family=family)
+
+
+def _writable(text: str) -> bool:
+    """Whether `text` is whole characters, that a page can be written with."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_players(players) -> None:

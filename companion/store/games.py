@@ -14,7 +14,7 @@ from functools import cache
 from companion.rules.events import Bid, Free, Pass, Sold
 from companion.rules.phrase import N_, Phrase
 from companion.rules.record import dump_event, dump_record, fold_record, load_setup, parse_event
-from companion.rules.refusal import Refusal
+from companion.rules.refusal import Refusal, public_message
 from companion.rules.state import (GameState, apply, auction_result, check_auction_over,
                                    new_game, next_actions)
 from .checkpoints import Folding, Kept
@@ -121,7 +121,7 @@ class Damaged(Exception):
     def __init__(self, stored: StoredGame, refusal: Refusal):
         super().__init__(refusal.message)
         self.token, self.created = stored.token, stored.created
-        self.reason = located(refusal)
+        self.reason = located(public_message(refusal, True))  # shown to any device (R12)
         header = stored.header if isinstance(stored.header, dict) else {"header": stored.header}
         self.record = {**header, "events": list(stored.events)}
 

@@ -199,14 +199,17 @@ class SQLStore:
         db.execute("INSERT INTO hosts (game_id, device, label, created) VALUES (?, ?, ?, ?) "
                    "ON CONFLICT DO NOTHING", (game_id, device, label, time.time()))
 
-    def revoke_host(self, token: str, host_id: int, device: str) -> None:
+    def revoke_host(self, token: str, host_id: int, device: str) -> bool:
         """The host `host_id` of the game `token` hosts it no more (unless it is `device`,
-        the one asking), and the game's host link changes."""
+        the one asking), and the game's host link changes; whether there was such a host
+        (if not, nothing changes)."""
         with self._write() as db:
             game_id = self._game_id(db, token)
-            db.execute("DELETE FROM hosts WHERE id = ? AND game_id = ? AND device != ?",
-                       (host_id, game_id, device))
-            db.execute("UPDATE games SET host_key = NULL WHERE id = ?", (game_id,))
+            revoked = db.execute("DELETE FROM hosts WHERE id = ? AND game_id = ? AND device != ?",
+                                 (host_id, game_id, device)).rowcount > 0
+            if revoked:
+                db.execute("UPDATE games SET host_key = NULL WHERE id = ?", (game_id,))
+            return revoked
 
     def host_key(self, token: str) -> str:
         """The key of the game's host link, made on first asking (and after a revocation)."""
@@ -378,9 +381,10 @@ class SQLStore:
             return [Grant(*row) for row in db.execute(
                 "SELECT id, label, created FROM grants ORDER BY created")]
 
-    def revoke(self, grant_id: int) -> None:
+    def revoke(self, grant_id: int) -> bool:
+        """The grant `grant_id` no more; whether there was one."""
         with self._write() as db:
-            db.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
+            return db.execute("DELETE FROM grants WHERE id = ?", (grant_id,)).rowcount > 0
 
     def claim_seat(self, token: str, seat: int) -> str:
         """Give a device the seat; SeatTaken if another device holds it."""

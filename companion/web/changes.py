@@ -3,12 +3,11 @@ state, a refusal in words, or what happened instead when another device came fir
 from flask import make_response, redirect, request
 
 from companion.rules.phrase import Phrase
-from companion.rules.refusal import Refusal
+from companion.rules.refusal import Refusal, public_message
 from companion.store import games
 from companion.store.sql import Conflict
 from companion.web.guards.roles import check_change, device
 from companion.web.render.rendered import screen
-from companion.web.render.views import public_message
 from . import races
 from .forms import form_dict, whole
 from .pages import changed, game_or_404, store

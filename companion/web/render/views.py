@@ -10,7 +10,7 @@ from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, P
 from companion.rules.guide import what_now
 from companion.rules.legality import refusal
 from companion.rules.phrase import N_, Names, Phrase, Series
-from companion.rules.refusal import Refusal
+from companion.rules.refusal import Refusal, public_message
 from companion.rules.state import (GameState, must_open, penalty_paid, replace, result_refusal,
                                    sale_preview, settled_sale)
 from companion.rules.unseen import Unseen, rounds_left, unseen, worth
@@ -252,19 +252,6 @@ class BidCheck:
     payment: Phrase
     reason: Phrase | None
     purse_unknown: bool
-
-
-def public_message(refusal: Refusal, secret: bool) -> Refusal:
-    """A refusal as the table may see it: with money secret, no coin totals (R12), in
-    the refusal itself or in the one it gives as its reason."""
-    params = refusal.params
-    if secret and refusal.rule == "R5" and "coins" in params:
-        return Refusal("R5", "{player} cannot pay {amount}", player=params["player"],
-                       amount=params["amount"])
-    if isinstance(params.get("reason"), Refusal):
-        return Refusal(refusal.rule, refusal.text,
-                       **{**params, "reason": public_message(params["reason"], secret)})
-    return refusal
 
 
 # How much a screen may tell of a player's money before a submission (R12): their total

@@ -160,9 +160,8 @@ def revoke(grant_id):
     that admits one device only would be stricter, but the host hands the same link to
     each device the table wants, from the terminal too.)"""
     number = whole(grant_id)  # a grant's number, not any: SQLite holds none beyond 64 bits
-    if number is None:
-        abort(404)
-    store().revoke(number)
+    if number is None or not store().revoke(number):
+        abort(404)  # no such grant: the link stays
     return renew()
 
 

@@ -58,7 +58,6 @@ def revoke(token, host_id):
     (the revoked device kept the old one in its history)."""
     game_or_404(token)
     number = whole(host_id)
-    if not hosted() or number is None:
-        abort(404)
-    store().revoke_host(token, number, device_token())
+    if not hosted() or number is None or not store().revoke_host(token, number, device_token()):
+        abort(404)  # no other host of the game by that number: the link stays
     return redirect(url_for("settings.settings", token=token), 303)

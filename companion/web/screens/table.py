@@ -11,7 +11,7 @@ from flask import (Blueprint, Response, abort, redirect, render_template,
 
 from qrcode.exceptions import DataOverflowError
 
-from companion.rules.refusal import Refusal
+from companion.rules.refusal import Refusal, public_message
 from companion.rules.story import story
 from companion.store import games
 from companion.store.sql import Conflict
@@ -156,7 +156,7 @@ def _rewrite(game, index: int, kind: str, write, put=None):
     try:
         log_change(game, write, game.events[index:index + 1], put)
     except Refusal as refusal:
-        message = views.public_message(refusal, not game.options.money_open)
+        message = public_message(refusal, not game.options.money_open)
         if index >= len(game.events):
             return _history_page(game, message), 422
         return _edit_page(game, index, form_dict(request.form), message), 422
