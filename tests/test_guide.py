@@ -138,7 +138,7 @@ def test_R3_R5_a_player_who_can_bid_nothing_is_told_so_on_their_phone_only():
     assert words(state, live=True, seat=0)[1] == nothing
     bert_opened = apply(apply(state, Bid("Bert", 0)), Pass("Claus"))
     assert words(bert_opened, live=True, seat=0)[0] == (
-        "It is your turn: every amount you may bid is more than you hold, so drop out (R3, R5).")
+        "It is your turn: every amount you may bid is more than you hold (R3, R5): drop out.")
     # The table may not learn what Anna can pay (R12).
     assert words(bert_opened, live=True) == [
         "It is Anna's turn: bid more than 0 or drop out (R3).",
@@ -170,7 +170,7 @@ def test_R3_a_player_holding_every_number_is_told_that_is_why_they_can_bid_nothi
         "amount ends in one you hold (R3).")
     assert words(state, live=True, seat=0)[0] == (
         "It is your turn: you hold every number from 0 to 9, so every amount ends in one you "
-        "hold: drop out (R3).")
+        "hold (R3): drop out.")
 
 
 def test_R5_R9_a_french_player_barred_by_the_opening_is_told_so():

@@ -30,8 +30,8 @@ def test_R3_R5_a_phone_that_cannot_beat_the_bid_says_it_cannot_bid_not_its_highe
     words = text(bert.get(f"/g/{token}/me"))
     assert "3 coins" in words and "You cannot bid at all." in words
     assert "Highest bid you can make" not in words
-    assert ("It is your turn: every amount you may bid is more than you hold, so drop out "
-            "(R3, R5).") in words
+    assert ("It is your turn: every amount you may bid is more than you hold (R3, R5): drop "
+            "out.") in words
 
 
 def test_R9_a_french_phone_barred_by_the_opening_says_it_cannot_bid(app, host):

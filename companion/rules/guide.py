@@ -172,21 +172,13 @@ def _nothing_to_bid(state: GameState, seat: int) -> Phrase:
     return _nothing(state, seat, True)
 
 
-# Why a player can bid nothing in the lot's auction, said to them, on their turn or not: by
-# (on their turn, why: every number held, the French floor above their coins, or money).
+# Why a player can bid nothing in the lot's auction (told on their phone alone, R12): every
+# number held, the French opening's floor above their coins, or their coins.
 _NOTHING = {
-    (True, "numbers"): N_("It is your turn: you hold every number from 0 to 9, so every "
-                          "amount ends in one you hold: drop out (R3)."),
-    (True, "floor"): N_("It is your turn: you may bid only more than {floor} (R9), which "
-                        "is more than you hold: drop out (R5)."),
-    (True, "money"): N_("It is your turn: every amount you may bid is more than you hold, "
-                        "so drop out (R3, R5)."),
-    (False, "numbers"): N_("You can bid nothing in this auction: you hold every number from "
-                           "0 to 9, so every amount ends in one you hold (R3)."),
-    (False, "floor"): N_("You can bid nothing in this auction: you may bid only more than "
-                         "{floor} (R9), which is more than you hold (R5)."),
-    (False, "money"): N_("You can bid nothing in this auction: every amount you may bid is "
-                         "more than you hold (R3, R5)."),
+    "numbers": N_("you hold every number from 0 to 9, so every amount ends in one you hold "
+                  "(R3)"),
+    "floor": N_("you may bid only more than {floor} (R9), which is more than you hold (R5)"),
+    "money": N_("every amount you may bid is more than you hold (R3, R5)"),
 }
 
 
@@ -195,10 +187,14 @@ def _nothing(state: GameState, seat: int, turn: bool) -> Phrase:
     to them (`turn`: on their turn)."""
     floor = outbid_floor(state, seat)
     if len(forbidden_digits(state.hands[seat])) == 10:
-        return Phrase(_NOTHING[turn, "numbers"])
-    if floor and floor >= (state.auction.high or 0):
-        return Phrase(_NOTHING[turn, "floor"], floor=floor)
-    return Phrase(_NOTHING[turn, "money"])
+        why = Phrase(_NOTHING["numbers"])
+    elif floor and floor >= (state.auction.high or 0):
+        why = Phrase(_NOTHING["floor"], floor=floor)
+    else:
+        why = Phrase(_NOTHING["money"])
+    if turn:
+        return Phrase(N_("It is your turn: {why}: drop out."), why=why)
+    return Phrase(N_("You can bid nothing in this auction: {why}."), why=why)
 
 
 # What a player may not bid in the lot's auction, by (said to them, digits they hold, what
