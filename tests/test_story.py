@@ -81,7 +81,8 @@ def test_the_score_page_tells_the_story(host):
     for sentence in (
             "The game's story",
             "The biggest payment: Bert paid 5 for the lot of round 5.",
-            "The most coins received in one sale: Claus took 4 when Anna bought the lot of "
+            "The most coins received from the sale of a lot: Claus took 4 when Anna bought the "
+            "lot of "
             "round 14.",
             "Penalties: 13 coins went into the pot for forbidden bids (Anna 5, Bert 4, Claus 4).",
             "The lots bought for the least, at 1 each: Anna in round 3, Claus in round 8, "
@@ -97,8 +98,8 @@ def test_the_story_in_french(host):
     for sentence in (
             "L'histoire de la partie",
             "Le plus gros paiement : Bert a payé 5 pour le lot du tour 5.",
-            "Le plus de pièces reçues en une vente : Claus a pris 4 quand Anna a acheté le lot "
-            "du tour 14.",
+            "Le plus de pièces reçues de la vente d'un lot : Claus a pris 4 quand Anna a acheté "
+            "le lot du tour 14.",
             "Pénalités de malédiction : 13 pièces sont allées au pot commun pour des "
             "enchères interdites (Anna 5, Bert 4, Claus 4).",
             "Les lots achetés le moins cher, à 1 chacun : Anna au tour 3, Claus au tour 8, "

@@ -1,12 +1,12 @@
-"""Sentences the screens said that the rules did not bear out, found by a second agent's
-review against RULES.md: what a phone says it can bid (R3, R5, R9), an overbid before the
-reveal (R5, R6), a French win at 0 (R8)."""
+"""Sentences the screens said that the rules did not bear out, found by review agents
+against RULES.md: what a phone says it can bid (R3, R5, R9), an overbid before the reveal
+(R5, R6), a French win at 0 (R8), a free lot (R9) and a penalty (R4) undone."""
 import json
 
 from companion.rules.events import Bid, Free, Pass, Sold
 from companion.rules.record import dump_record
 from tests.helpers import overbid, reveal, setup
-from tests.web_helpers import alerts, import_record, join, phone_client, text
+from tests.web_helpers import act, alerts, import_record, join, phone_client, text, undo
 from tests.web_helpers import app, host  # noqa: F401 (fixtures)
 
 
@@ -70,3 +70,24 @@ def test_R8_a_french_win_at_0_is_told_as_a_free_lot_not_a_purchase(app, host):
     history = text(host.get(f"/g/{token}/history"))
     assert "Anna won the lot at 0: a free lot (R8)" in history
     assert "bought the lot for 0" not in history
+
+
+def test_R4_an_undone_penalty_that_cost_nothing_is_not_told_as_a_coin_to_the_pot(app, host):
+    """Anna has no coin left: her penalty costs nothing (R4). Undone, the history told it
+    as "1 coin to the pot"."""
+    token = imported(host, [reveal("red 1 blue 5"), Sold("Anna", 3), reveal("green 2 yellow 6")],
+                     start_coins=3)
+    assert act(host, token, "penalty", "Anna").status_code == 303
+    assert undo(host, token).status_code == 303
+    history = text(host.get(f"/g/{token}/history"))
+    assert "undid Anna made a forbidden bid (R4)" in history
+    assert "1 coin to the pot" not in history
+
+
+def test_R9_a_french_free_lot_is_not_told_as_nobody_bidding(app, host):
+    """French rules: the start player must open, so a lot goes free when they open at 0
+    and nobody raises, or when they may not bid (R9): not "Nobody bid"."""
+    token = imported(host, [reveal("red 1 blue 5"), Free()], edition="fr")
+    history = text(host.get(f"/g/{token}/history"))
+    assert "The lot went free to the start player (R9)" in history
+    assert "Nobody bid" not in history

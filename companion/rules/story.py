@@ -96,7 +96,8 @@ class Story:
 
     @property
     def best_take(self) -> Sale | None:
-        """The sale that gave one player the most coins (its share, R8.4), if any did."""
+        """The lot's sale that gave one player the most coins (its share, R8.4), if any
+        did (a side sale's seller takes its whole price, R6: told as a payment)."""
         best = max(self.sales, key=lambda sale: sale.settlement.share, default=None)
         return best if best and best.settlement.share else None
 

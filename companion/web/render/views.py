@@ -403,10 +403,12 @@ def describe(game: Game, index: int) -> Phrase:
     return describe_event(game, event, paid, bool(before.lot))
 
 
-def describe_event(game: Game, event, paid: bool = True, lot: bool | None = None) -> Phrase:
+def describe_event(game: Game, event, paid: bool | None = None,
+                   lot: bool | None = None) -> Phrase:
     """An event in plain words; `paid`: whether a penalty's coin was paid (R4); `lot`:
     whether an overbid was in the lot's auction, which restarts, or in a side sale's,
-    which goes on without the player (R5), if known."""
+    which goes on without the player (R5); each if known (an event undone or corrected
+    is told without the game as it was then)."""
     if isinstance(event, Reveal):
         return Phrase(N_("Revealed {cards}"),
                       cards=Names(str(card_view(game, card)) for card in event.cards))
@@ -415,8 +417,13 @@ def describe_event(game: Game, event, paid: bool = True, lot: bool | None = None
     if isinstance(event, Sold):
         return Phrase(N_("{winner} bought the lot for {price}"), winner=event.winner,
                       price=event.price)
+    if isinstance(event, Free) and game.setup.edition == "fr":  # (the start player may have
+        # opened at 0, R9)
+        return Phrase(N_("The lot went free to the start player (R9)"))
     if isinstance(event, Free):
         return Phrase(N_("Nobody bid: the start player took the lot for free"))
+    if isinstance(event, Penalty) and paid is None:
+        return Phrase(N_("{player} made a forbidden bid (R4)"), player=event.player)
     if isinstance(event, Penalty) and not paid:
         return Phrase(N_("{player} made a forbidden bid, with no coin to pay"),
                       player=event.player)
