@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import re
 import sys
 
 from companion.rules.record import fold_record, loads
@@ -11,7 +12,12 @@ from companion.server.network import DEFAULT_PORT
 
 
 def main(argv=None) -> int:
-    """Entry point of the console script."""
+    """Entry point of the console script. What it prints is UTF-8 wherever it goes: the
+    QR code's blocks and the players' names fit no Windows code page of a redirected
+    output."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # (none under pythonw)
+            stream.reconfigure(encoding="utf-8")
     args = _parser().parse_args(argv)
     return args.run(args)
 
@@ -42,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="with --hosted: days a game is kept after its last change "
                              "(30 by default); its record can be exported until then")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
+                        type=_host_name,
                         help="a name or address phones may use to reach this server, e.g. "
                              "mylaptop.local (may be given more than once: the first is the "
                              "one phones are shown)")
@@ -89,6 +96,20 @@ def _check(args) -> int:
     return 0
 
 
+# A host name (labels of letters, digits and inner hyphens, joined by dots) or an IPv4
+# address: what a phone types into its browser after http://, nothing more.
+_HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*")
+
+
+def _host_name(text: str) -> str:
+    """`text` as a name phones may use, else argparse's one-line error."""
+    if len(text) > 253 or not _HOST_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a name of this machine: a name such as mylaptop.local, with "
+            "no http:// nor port")
+    return text
+
+
 def _whole(text: str, low: int, high: int) -> int:
     """`text` as a whole number from `low` to `high`, else argparse's one-line error."""
     try:
@@ -126,8 +147,6 @@ def _one_line(text: str) -> str:
 
 
 def _replay(args) -> int:
-    for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(encoding="utf-8")
     try:
         with open(args.file, encoding="utf-8-sig") as handle:
             record = loads(handle.read())

@@ -1,6 +1,9 @@
 """Starting the table server: waitress on all interfaces, the address and a QR code printed."""
+import errno
 import http.client
+import io
 import json
+import os
 import re
 import socket
 import subprocess
@@ -66,6 +69,17 @@ def started(monkeypatch, tmp_path):
     return start
 
 
+def test_the_qr_code_is_printed_where_the_output_s_code_page_has_no_blocks(
+        started, monkeypatch):
+    """A Windows terminal's output redirected to a file writes cp1252, which has no QR
+    blocks: the start printed half its lines, then a traceback (found by a review)."""
+    written = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(written, encoding="cp1252"))
+    started()
+    sys.stdout.flush()
+    assert written.getvalue().decode("utf-8").count(QR) > 50
+
+
 def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_address(
         started, capsys):
     options = started()
@@ -109,6 +123,38 @@ def test_a_taken_port_is_one_line_and_no_address_is_printed(tmp_path, capsys):
     assert code == 1 and out == ""
     assert err == (f"error: port {port} is taken by another program (a server started "
                    f"before?): stop it, or start with another port, e.g. --port {port + 1}\n")
+
+
+@pytest.mark.parametrize(("port", "refusal", "said"), [
+    (80, errno.EACCES, "port 80 may not be used here (ports below 1024 need an administrator; "
+                       "a system may reserve others, or another program take one for itself): "
+                       "start with another port, e.g. --port 8421"),
+    (65535, errno.EADDRINUSE, "port 65535 is taken by another program (a server started "
+                              "before?): stop it, or start with another port, e.g. --port 65534")],
+    ids=["not-allowed", "the-last-port"])
+def test_a_port_that_cannot_be_had_says_why_and_offers_one_that_exists(
+        tmp_path, capsys, monkeypatch, port, refusal, said):
+    """A port below 1024 refused to a user is not "taken", and the port suggested after
+    65535 is not 65536 (found by a review)."""
+    def refused(host, port):
+        raise OSError(refusal, os.strerror(refusal))
+    monkeypatch.setattr(serve, "listener", refused)
+    monkeypatch.setattr(serve, "DEFAULT_PORT", 8421)
+    code = cli.main(["--host", "127.0.0.1", "--port", str(port),
+                     "--data-dir", str(tmp_path / "data")])
+    assert (code, capsys.readouterr().err) == (1, f"error: {said}\n")
+
+
+@pytest.mark.parametrize("name", ["mylaptop.local:8421", "http://mylaptop.local/", "",
+                                  "my laptop"])
+def test_a_name_phones_could_not_use_stops_the_start_in_one_line(capsys, name):
+    """--name takes a host name, not an address with its port or scheme (a traceback or
+    'http://:8421' before, found by a review)."""
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--name", name])
+    assert stopped.value.code == 2
+    assert (f"argument --name: {name!r} is not a name of this machine: a name such as "
+            "mylaptop.local, with no http:// nor port") in capsys.readouterr().err
 
 
 def test_every_default_port_taken_is_one_line(tmp_path, capsys, monkeypatch):

@@ -2,11 +2,15 @@
 scheme, believed from the proxy only; under HTTPS, cookies over HTTPS only and HSTS; the
 public name answered; the server's limits leave the proxy to the app's, which count each
 device."""
+import http.client
+
 import pytest
 
 from companion.server.guard import CONNECTIONS, Guard
 from companion.web import create_app
 from companion.web.guards.pace import CHANGES_BURST
+from companion.web.guards.proxy import HSTS
+from tests.served import served
 from tests.web_helpers import (CheckedClient, csrf_headers, join, new_game, phone_client,
                                text)
 
@@ -110,3 +114,20 @@ def test_the_server_leaves_the_proxy_s_connections_unlimited(limited):
     admitted = [guard.admit(address) for _ in range(CONNECTIONS + 1)]
     assert admitted[-1] is not limited and all(admitted[:-1])
     assert all(guard.request(address) for _ in range(1000)) is not limited
+
+
+def test_the_real_server_leaves_the_proxy_s_headers_to_the_app(tmp_path):
+    """On waitress, as the table runs it (not Flask's test client): a device the proxy on
+    this machine forwards is itself, not the host, and HTTPS is seen (waitress took the
+    headers out before the app saw them, found by a review)."""
+    app = create_app(tmp_path / "data", names=["games.example.org"], proxy="127.0.0.1")
+    with served(app) as (port, _):
+        forwarded = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        forwarded.request("GET", "/", headers={"Host": "games.example.org",
+                                               "X-Forwarded-For": "203.0.113.5",
+                                               "X-Forwarded-Proto": "https"})
+        answer = forwarded.getresponse()
+        page = answer.read().decode()
+        forwarded.close()
+    assert answer.status == 200 and "New game" not in page  # not the host's page
+    assert answer.getheader("Strict-Transport-Security") == HSTS

@@ -20,6 +20,7 @@ import waitress
 
 from companion.store.sql import shown
 from companion.web import create_app
+from companion.web.guards.proxy import PROXY
 from companion.web.render.qr import qr_text
 from . import network, waitress_api
 from .drawing import Drawing
@@ -38,6 +39,8 @@ SPARE_FILES = 100  # files a process keeps open besides its connections (databas
 # sockets of each kind: the connections, with the listeners and waitress's trigger.
 SELECT_CONNECTIONS = 500
 _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
+_FORBIDDEN = {errno.EACCES, 10013}  # not allowed to this user (a port below 1024), or, on
+# Windows, taken for itself by another program or reserved by the system
 _NOT_HERE = {errno.EADDRNOTAVAIL, 10049}  # Windows: WSAEADDRNOTAVAIL
 
 
@@ -123,9 +126,14 @@ def listener(host: str, port: int) -> socket.socket:
 
 def _why(error: OSError, addresses: list[str], first: int, last: int) -> str:
     """What a person can do about `error`, in one line."""
+    other = DEFAULT_PORT if first < 1024 else first + 1 if first < 65535 else first - 1
+    if error.errno in _FORBIDDEN and first == last:
+        return (f"port {first} may not be used here (ports below 1024 need an "
+                f"administrator; a system may reserve others, or another program take "
+                f"one for itself): start with another port, e.g. --port {other}")
     if error.errno in _TAKEN and first == last:
         return (f"port {first} is taken by another program (a server started before?): "
-                f"stop it, or start with another port, e.g. --port {first + 1}")
+                f"stop it, or start with another port, e.g. --port {other}")
     if error.errno in _TAKEN:
         return (f"ports {first} to {last} are all taken by other programs: start with "
                 "--port and a free port number")
@@ -278,6 +286,10 @@ def waitress_options(app) -> dict:
         # poll() rather than select(), which cannot watch a socket numbered above 1024
         # and so could not hold the connection limit.
         asyncore_use_poll=True,
+        # Behind a reverse proxy (--proxy), the app believes X-Forwarded-For and -Proto
+        # from the proxy alone (web/guards/proxy.py): waitress, which would take them out
+        # before the app sees them, leaves them in.
+        clear_untrusted_proxy_headers=not app.config[PROXY],
     )
 
 
