@@ -1,8 +1,10 @@
 """The `templari-companion` command."""
 import argparse
+import ipaddress
 import json
 import os
 import re
+import socket
 import sys
 
 from companion.rules.record import fold_record, loads
@@ -25,18 +27,18 @@ def main(argv=None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="templari-companion",
                                      description="The bookkeeper for a table of Templari.")
-    parser.add_argument("--host", default="0.0.0.0",
+    parser.add_argument("--host", default="0.0.0.0", type=_listened,
                         help="address to listen on (all by default); this device stays the "
                              "host at http://127.0.0.1:PORT whatever it is")
     parser.add_argument("--port", type=_port, default=None,
                         help=f"port ({DEFAULT_PORT} by default, or the next free one; "
                              "0: any free port)")
-    parser.add_argument("--data-dir", default="templari-data",
+    parser.add_argument("--data-dir", default="templari-data", type=_folder,
                         help="where games are kept (created on first start)")
     parser.add_argument("--database", metavar="URL",
                         help="keep the games in PostgreSQL at this postgresql:// URL instead "
                              "of the data directory (pip install '.[postgres]')")
-    parser.add_argument("--proxy", metavar="ADDRESS",
+    parser.add_argument("--proxy", metavar="ADDRESS", type=_proxy,
                         help="the address of a reverse proxy in front of this server: its "
                              "X-Forwarded-For and X-Forwarded-Proto are believed, from it only")
     parser.add_argument("--hosted", action="store_true",
@@ -94,6 +96,38 @@ def _check(args) -> int:
 
     print(report(args.host, args.port, args.data_dir, args.names, args.database))
     return 0
+
+
+def _listened(text: str) -> str:
+    """The address to listen on as the system writes it (0 is 0.0.0.0, 127.1 is 127.0.0.1,
+    ::0 is ::), so that the server knows it for what it is; a name as it is."""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if re.fullmatch(r"[0-9.]+", text):
+        try:
+            return socket.inet_ntoa(socket.inet_aton(text))
+        except OSError:
+            pass
+    return text
+
+
+def _proxy(text: str) -> str:
+    """The proxy's address as the server sees a peer's (the only one whose forwarded
+    headers are believed), else argparse's one-line error."""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an address: the proxy's, as 127.0.0.1") from None
+
+
+def _folder(text: str) -> str:
+    """A data directory's path, not an empty one."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a folder is needed, e.g. templari-data")
+    return text
 
 
 # A host name (labels of letters, digits and inner hyphens, joined by dots) or an IPv4

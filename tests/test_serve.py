@@ -145,16 +145,31 @@ def test_a_port_that_cannot_be_had_says_why_and_offers_one_that_exists(
     assert (code, capsys.readouterr().err) == (1, f"error: {said}\n")
 
 
-@pytest.mark.parametrize("name", ["mylaptop.local:8421", "http://mylaptop.local/", "",
-                                  "my laptop"])
-def test_a_name_phones_could_not_use_stops_the_start_in_one_line(capsys, name):
-    """--name takes a host name, not an address with its port or scheme (a traceback or
-    'http://:8421' before, found by a review)."""
+NOT_A_NAME = "is not a name of this machine: a name such as mylaptop.local, with no http:// nor port"
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    (["--name", "mylaptop.local:8421"], f"argument --name: 'mylaptop.local:8421' {NOT_A_NAME}"),
+    (["--name", "http://mylaptop.local/"], f"argument --name: 'http://mylaptop.local/' {NOT_A_NAME}"),
+    (["--name", ""], f"argument --name: '' {NOT_A_NAME}"),
+    (["--name", "my laptop"], f"argument --name: 'my laptop' {NOT_A_NAME}"),
+    (["--proxy", "localhost"], "argument --proxy: 'localhost' is not an address: the proxy's, "
+                               "as 127.0.0.1"),
+    (["--data-dir", ""], "argument --data-dir: a folder is needed, e.g. templari-data")])
+def test_a_value_the_server_could_not_use_stops_the_start_in_one_line(capsys, option, said):
+    """A name with its port or scheme (a traceback or 'http://:8421' before), a proxy
+    named by a name (never matched), no folder (the current one): found by a review."""
     with pytest.raises(SystemExit) as stopped:
-        cli.main(["--name", name])
-    assert stopped.value.code == 2
-    assert (f"argument --name: {name!r} is not a name of this machine: a name such as "
-            "mylaptop.local, with no http:// nor port") in capsys.readouterr().err
+        cli.main(option)
+    assert stopped.value.code == 2 and said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("host", "listened"), [("0", "0.0.0.0"), ("127.1", "127.0.0.1"),
+                                                ("::0", "::")])
+def test_an_address_written_another_way_is_the_same_address(started, host, listened):
+    """0 is every IPv4 interface, 127.1 the loopback, ::0 every IPv6 one: not failing
+    ('ports all taken': the loopback asked twice) nor showing phones http://[::0]."""
+    assert started("--host", host)["listened"][0] == listened
 
 
 def test_every_default_port_taken_is_one_line(tmp_path, capsys, monkeypatch):
