@@ -289,7 +289,7 @@ def waitress_options(app) -> dict:
         # Behind a reverse proxy (--proxy), the app believes X-Forwarded-For and -Proto
         # from the proxy alone (web/guards/proxy.py): waitress, which would take them out
         # before the app sees them, leaves them in.
-        clear_untrusted_proxy_headers=not app.config[PROXY],
+        clear_untrusted_proxy_headers=not app.config.get(PROXY),
     )
 
 
