@@ -2,35 +2,22 @@
 it is refused in words and writes nothing, an import past it too; the history is shown a
 page of rounds and of undos and corrections at a time. The caps are lowered in the tests
 (a real game may hold 2,000 actions), so that a few actions reach them."""
-import json
 import re
 
 import pytest
 
 from companion.rules.events import Free, Penalty, Sold
-from companion.rules.record import dump_record
 from companion.store import games
 from companion.web.render import history as history_module
-from tests.helpers import all_rounds_free, reveal, setup
-from tests.web_helpers import (GAME, act, alerts, import_record, join, play, snapshot,
-                               stored, submit, text, undo)
+from tests.helpers import all_rounds_free, reveal
+from tests.web_helpers import (GAME, act, alerts, import_record, imported, join, play,
+                               record_of, snapshot, stored, submit, text, undo)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 FULL = ("This game already holds 3 actions, and one game may hold at most 3: no game of "
         "Templari needs so many, so look in the history for actions recorded by mistake.")
 JOURNAL_FULL = ("This game's history already keeps 2 undos and corrections, and one game may "
                 "keep at most 2: nothing more can be undone or corrected in it.")
-
-
-def record_of(*events) -> bytes:
-    return json.dumps(dump_record(setup(), list(events))).encode()
-
-
-def imported(host, *events) -> str:
-    """The token of a game imported from a record of `events`."""
-    response = import_record(host, record_of(*events))
-    assert response.status_code == 303, alerts(response)
-    return response.headers["Location"].rsplit("/", 1)[1]
 
 
 def history(client, token, query="") -> str:

@@ -1,30 +1,17 @@
 """Sentences the screens said that the rules did not bear out, found by review agents
 against RULES.md: what a phone says it can bid (R3, R5, R9), an overbid before the reveal
 (R5, R6), a French win at 0 (R8), a free lot (R9) and a penalty (R4) undone."""
-import json
-
 from companion.rules.events import Bid, Free, Pass, Sold
-from companion.rules.record import dump_record
-from tests.helpers import overbid, reveal, setup
-from tests.web_helpers import act, alerts, import_record, join, phone_client, text, undo
+from tests.helpers import overbid, reveal
+from tests.web_helpers import act, imported, join, phone_client, text, undo
 from tests.web_helpers import app, host  # noqa: F401 (fixtures)
-
-
-def imported(host, events, **settings) -> str:
-    """The token of a game imported from a record of `events` (`settings`: the setup's;
-    `live` for a live auction)."""
-    live = settings.pop("live", False)
-    record = json.dumps(dump_record(setup(**settings), list(events))).encode()
-    response = import_record(host, record, **({"live": "on"} if live else {}))
-    assert response.status_code == 303, alerts(response)
-    return response.headers["Location"].rsplit("/", 1)[1]
 
 
 def test_R3_R5_a_phone_that_cannot_beat_the_bid_says_it_cannot_bid_not_its_highest(app, host):
     """Live auction: Bert has 3 coins and Claus bid 7. His phone said "Highest bid you
     can make: 3"; he can bid nothing."""
-    token = imported(host, [reveal("red 1 blue 5"), Sold("Bert", 9), reveal("green 2 yellow 6"),
-                            Bid("Bert", 2), Bid("Claus", 7), Pass("Anna")], live=True)
+    token = imported(host, reveal("red 1 blue 5"), Sold("Bert", 9), reveal("green 2 yellow 6"),
+                     Bid("Bert", 2), Bid("Claus", 7), Pass("Anna"), live=True)
     bert = phone_client(app, "192.168.1.21")
     join(bert, token, "Bert")
     words = text(bert.get(f"/g/{token}/me"))
@@ -37,7 +24,7 @@ def test_R3_R5_a_phone_that_cannot_beat_the_bid_says_it_cannot_bid_not_its_highe
 def test_R9_a_french_phone_barred_by_the_opening_says_it_cannot_bid(app, host):
     """French rules: Anna starts holding a 0, so must open at 1; Bert has 1 coin and may
     bid only more than 1 (R9): nothing he can pay."""
-    token = imported(host, [reveal("red 0 yellow 5"), Free(), reveal("green 2 blue 6")],
+    token = imported(host, reveal("red 0 yellow 5"), Free(), reveal("green 2 blue 6"),
                      edition="fr", start_coins=1)
     bert = phone_client(app, "192.168.1.21")
     join(bert, token, "Bert")
@@ -49,7 +36,7 @@ def test_R9_a_french_phone_barred_by_the_opening_says_it_cannot_bid(app, host):
 def test_R5_R6_an_overbid_before_the_reveal_lets_the_side_sale_s_auction_go_on(app, host):
     """Before the reveal an overbid is in a side sale's auction, which goes on without the
     player (R5's ruling): the screens said the auction restarts."""
-    token = imported(host, [reveal("red 1 blue 5"), Sold("Anna", 3), overbid("Anna", "red 1")])
+    token = imported(host, reveal("red 1 blue 5"), Sold("Anna", 3), overbid("Anna", "red 1"))
     said = ("Anna bid more than they hold, discarded ♦ red 1; the side sale's auction goes "
             "on without them")
     assert said in text(host.get(f"/g/{token}"))
@@ -58,15 +45,15 @@ def test_R5_R6_an_overbid_before_the_reveal_lets_the_side_sale_s_auction_go_on(a
 
 
 def test_R5_an_overbid_in_the_lot_s_auction_restarts_it(app, host):
-    token = imported(host, [reveal("red 1 blue 5"), Sold("Anna", 3), reveal("green 2 yellow 6"),
-                            overbid("Anna", "red 1")])
+    token = imported(host, reveal("red 1 blue 5"), Sold("Anna", 3), reveal("green 2 yellow 6"),
+                     overbid("Anna", "red 1"))
     said = "Anna bid more than they hold, discarded ♦ red 1; the auction restarts"
     assert said in text(host.get(f"/g/{token}"))
     assert said in text(host.get(f"/g/{token}/history"))
 
 
 def test_R8_a_french_win_at_0_is_told_as_a_free_lot_not_a_purchase(app, host):
-    token = imported(host, [reveal("red 1 blue 5"), Sold("Anna", 0)], edition="fr")
+    token = imported(host, reveal("red 1 blue 5"), Sold("Anna", 0), edition="fr")
     history = text(host.get(f"/g/{token}/history"))
     assert "Anna won the lot at 0: a free lot (R8)" in history
     assert "bought the lot for 0" not in history
@@ -75,7 +62,7 @@ def test_R8_a_french_win_at_0_is_told_as_a_free_lot_not_a_purchase(app, host):
 def test_R4_an_undone_penalty_that_cost_nothing_is_not_told_as_a_coin_to_the_pot(app, host):
     """Anna has no coin left: her penalty costs nothing (R4). Undone, the history told it
     as "1 coin to the pot"."""
-    token = imported(host, [reveal("red 1 blue 5"), Sold("Anna", 3), reveal("green 2 yellow 6")],
+    token = imported(host, reveal("red 1 blue 5"), Sold("Anna", 3), reveal("green 2 yellow 6"),
                      start_coins=3)
     assert act(host, token, "penalty", "Anna").status_code == 303
     assert undo(host, token).status_code == 303
@@ -87,7 +74,7 @@ def test_R4_an_undone_penalty_that_cost_nothing_is_not_told_as_a_coin_to_the_pot
 def test_R9_a_french_free_lot_is_not_told_as_nobody_bidding(app, host):
     """French rules: the start player must open, so a lot goes free when they open at 0
     and nobody raises, or when they may not bid (R9): not "Nobody bid"."""
-    token = imported(host, [reveal("red 1 blue 5"), Free()], edition="fr")
+    token = imported(host, reveal("red 1 blue 5"), Free(), edition="fr")
     history = text(host.get(f"/g/{token}/history"))
     assert "The lot went free to the start player (R9)" in history
     assert "Nobody bid" not in history

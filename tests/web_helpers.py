@@ -19,8 +19,10 @@ from flask import got_request_exception
 from flask.testing import FlaskClient
 
 from companion.rules.cards import DEFAULT_FAMILIES
+from companion.rules.record import dump_record
 from companion.web import create_app
 from companion.web.guards.pace import PACE
+from tests.helpers import setup
 
 PLAYERS = ("Anna", "Bert", "Claus")
 PHONE_ADDRESS = "192.168.1.20"
@@ -302,6 +304,20 @@ def import_record(client, data: bytes, **values):
     form = find_form(client.get("/"), "/import")
     return client.post("/import", data={**form.fields, **values,
                                         "record": (BytesIO(data), "game.json")})
+
+
+def record_of(*events, **settings) -> bytes:
+    """A record of `events` on the setup of `settings` (tests.helpers.setup's)."""
+    return json.dumps(dump_record(setup(**settings), list(events))).encode()
+
+
+def imported(host, *events, live=False, **settings) -> str:
+    """The token of a game the host imported from a record of `events` (`live`: in live
+    auction mode; `settings`: the setup's)."""
+    response = import_record(host, record_of(*events, **settings),
+                             **({"live": "on"} if live else {}))
+    assert response.status_code == 303, alerts(response)
+    return response.headers["Location"].rsplit("/", 1)[1]
 
 
 # --- the store, for checking that nothing changed ------------------------------
