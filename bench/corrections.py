@@ -1,146 +1,202 @@
-"""Time a correction, a removal and an undo in a game of 2,000 actions (games.MAX_EVENTS),
-in-process: the change checked through the rules core and stored in SQLite.
+"""Time a correction, a removal and an undo in a full game of 15 rounds and 5 players,
+in-process: the change checked through the rules core (the new log folded from the state
+before the change to its end) and stored in SQLite.
 
     python bench/corrections.py [--runs N]
 
-The game is the first two rounds of tests/fixtures/full-game-3.json (7 actions: after
-them Claus, 李 and Eva all hold cards and coins), then penalties of Claus's (R4:
-unbounded, so a log can be made any length) until it holds 2,000 actions. A correction
-turns a penalty of Claus's into one of Eva's, or back, near the start, in the middle and
-near the end of the log: every later action is checked again. Claus runs out of coins
-after 23 penalties and Eva never pays another, so the corrected game never meets the old
-one again: every later action is folded. A removal of a penalty of Claus's near the
-start (put back, untimed, at the end before the next one) leaves him a coin, which he
-pays one penalty later: from there the game meets the old one again, one action
-earlier, and what follows is taken as it was. An undo of the last action is followed by
-the penalty it took back. In a second game the penalties go to Claus and Eva in turn,
-so both run out of coins, and a correction near the start meets the old game again
-some 50 actions later.
+The game is played here, the same at every run (a seeded shuffle and seeded choices), in
+live auction mode, with side sales and exchanges on: each round, a side sale now and then
+and an exchange now and then before the reveal (R6, R7), a penalty now and then after it
+(R4), always in round 3, then bids and drop-outs until the auction ends, and the result
+it comes to (R3, R8, R9). Nobody bids nor pays more than they hold less 2 coins, so that
+one coin more or less leaves every later action legal.
 
-Prints each change's median over N runs, with the medians of checking it alone (the
-rules core's share, games.rewritten) and of storing its rows alone (the store rewrites
-every event from the one changed on), e.g. "correction near the start (action 11 of
-2000): median 26.10 ms; checking alone 4.66 ms, storing its 1990 rows alone 20.42 ms",
-and how fast this machine runs Python at the time.
+The change is its first penalty that another player could have paid (who holds a card,
+R4), early in the game: a correction gives it to another player, or back (every later
+action is checked again); a removal takes it out (the game is stored afresh, untimed,
+after each one). An undo takes back the last drop-out and the result it brought about;
+the drop-out is recorded again, untimed.
+
+Prints each change's median and 95th percentile over N runs, and those of checking a
+correction alone (the rules core's share, games.rewritten), then how fast this machine
+runs Python at the time.
 """
 import argparse
-import json
+import random
 import statistics
 import tempfile
 import time
 import timeit
-from functools import partial
-from pathlib import Path
 
-from companion.rules.events import Penalty
-from companion.rules.record import dump_event
+from companion.rules.bidding import lowest_allowed
+from companion.rules.cards import DEFAULT_FAMILIES, ROUNDS, Card
+from companion.rules.events import Bid, Exchange, Pass, Penalty, Reveal, SideSale
+from companion.rules.record import dump_record
+from companion.rules.refusal import Refusal
+from companion.rules.setup import Setup
+from companion.rules.state import apply, auction_result, new_game
 from companion.store import games
 from companion.store.sqlite import Store
 
-RECORD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "full-game-3.json"
-OPENING = 7  # the first two rounds
-PAYERS = ("Claus", "Eva")  # the penalties' payers
-NEAR_START = OPENING + 3
+PLAYERS = ("Anna", "Bert", "Claus", "Dora", "Eva")
+SEED = 40
+MARGIN = 2  # coins nobody spends below, so that a correction of a penalty changes no legality
+SPEED = "sum(range(1000))"
 
 
-def median_ms(change, runs: int, after=lambda: None) -> float:
-    """The median time of `change()` over `runs` calls, `after()` untimed after each."""
+class Played:
+    """A game played to its end by seeded choices, each checked by the rules core."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.setup = Setup(players=PLAYERS, side_sales=True, exchange=True)
+        self.state, self.events = new_game(self.setup), []
+
+    def play(self) -> dict:
+        """The game's record."""
+        deck = _deck(self.rng)
+        for lot in range(ROUNDS):
+            self._extras()
+            self._do(Reveal(tuple(deck[2 * lot:2 * lot + 2])))
+            if lot == 2 or self.rng.random() < 0.4:  # one early in the game: the change
+                self._penalty()
+            while (result := auction_result(self.state)) is None:
+                self._do(self._bid_or_pass())
+            self._do(result)
+        return dump_record(self.setup, self.events)
+
+    def _do(self, event) -> bool:
+        """Record `event` if the rules take it; whether they did."""
+        try:
+            self.state = apply(self.state, event)
+        except Refusal:
+            return False
+        self.events.append(event)
+        return True
+
+    def _extras(self) -> None:
+        """Now and then a side sale and an exchange, before the reveal (R6, R7)."""
+        holders = [name for name in PLAYERS if self.state.hand_of(name)]
+        if len(holders) < 2:
+            return
+        if self.rng.random() < 0.3:
+            seller, buyer = self.rng.sample(PLAYERS, 2)
+            prices = list(range(1, self.state.coins_of(buyer) - MARGIN + 1))
+            self.rng.shuffle(prices)
+            for card in self.state.hand_of(seller)[:1]:
+                any(self._do(SideSale(seller, card, buyer, price)) for price in prices)
+        if self.rng.random() < 0.3:
+            player, opponent = self.rng.sample(holders, 2)
+            self._do(Exchange(player, self.rng.choice(self.state.hand_of(player)), opponent,
+                              self.rng.choice(self.state.hand_of(opponent))))
+
+    def _penalty(self) -> None:
+        """A forbidden bid of a player holding a card and more than MARGIN coins (R4)."""
+        payers = [name for name in PLAYERS if self.state.hand_of(name)
+                  and self.state.coins_of(name) > MARGIN]
+        if payers:
+            self._do(Penalty(self.rng.choice(payers)))
+
+    def _bid_or_pass(self):
+        """The next bid or drop-out of the live auction (R3): a raise, often, when the
+        player can make one within MARGIN."""
+        seat = self.state.auction.turn
+        name = PLAYERS[seat]
+        lowest = lowest_allowed(self.state, seat)
+        if lowest is not None and lowest <= self.state.coins[seat] - MARGIN and (
+                self.state.auction.high is None or self.rng.random() < 0.4):
+            return Bid(name, lowest)
+        return Pass(name)
+
+
+def _deck(rng: random.Random) -> list[Card]:
+    """A legal deck (R1) in a seeded order: three orderings of the numbers, cut in
+    fives, give each family 5 different numbers and each number 3 cards."""
+    numbers = [number for _ in range(3) for number in rng.sample(range(10), 10)]
+    cards = [Card(family, number) for index, family in enumerate(DEFAULT_FAMILIES)
+             for number in numbers[5 * index:5 * index + 5]]
+    rng.shuffle(cards)
+    return cards
+
+
+class Table:
+    """The game as a server keeps it: each change is made to the game the last one
+    returned (games.Game, as the cache keeps it)."""
+
+    def __init__(self, store: Store, record: dict):
+        self.store, self.record = store, record
+        self.new_game()
+        self.index = next(index for index, event in enumerate(self.game.events)
+                          if isinstance(event, Penalty) and self.other_payer(index))
+
+    def new_game(self) -> None:
+        """The game stored afresh, unlocked (it is over) so that it can be changed."""
+        token = games.create(self.store, self.record, games.Options(unlocked=True))
+        self.game = games.load(self.store, token)
+
+    def other_payer(self, index: int) -> str | None:
+        """The next player after the payer of penalty `index` who could have paid it: who
+        holds a card then (R4)."""
+        payer, state = self.game.events[index].player, self.game.state_at(index)
+        after = PLAYERS[PLAYERS.index(payer) + 1:] + PLAYERS
+        return next((name for name in after if name != payer and state.hand_of(name)), None)
+
+    def corrected(self) -> Penalty:
+        """The penalty changed given to another player, or back."""
+        return Penalty(self.other_payer(self.index))
+
+    def correct(self) -> None:
+        self.game = games.correct(self.store, self.game, self.game.version, self.index,
+                                  self.corrected(), "host")
+
+    def check(self) -> None:
+        """The correction checked alone, not stored."""
+        games.rewritten(self.game, self.index, [self.corrected()], 1, ("host", 0))
+
+    def remove(self) -> None:
+        self.game = games.remove(self.store, self.game, self.game.version, self.index, "host")
+
+    def undo(self) -> None:
+        self.last = self.game.events[-2]
+        self.game = games.undo(self.store, self.game, self.game.version, "host")
+
+    def put_back(self) -> None:
+        """The drop-out undone recorded again (live mode adds the result again)."""
+        self.game = games.append(self.store, self.game, self.game.version, self.last, "host")
+
+
+def timed(change, runs: int, after=lambda: None) -> str:
+    """The median and 95th percentile of `change()` over `runs` calls, `after()` untimed
+    after each."""
     times = []
     for _ in range(runs):
         began = time.perf_counter()
         change()
-        times.append(time.perf_counter() - began)
+        times.append((time.perf_counter() - began) * 1000)
         after()
-    return statistics.median(times) * 1000
-
-
-class Table:
-    """A game of MAX_EVENTS actions as a server keeps it: each change is made to the game
-    the last one returned (games.Game, as the cache keeps it), read from the store only
-    when it changed there. One for each change timed, as a game keeps at most
-    games.MAX_JOURNAL undos and corrections."""
-
-    def __init__(self, store: Store, payers):
-        """The opening, then penalties paid by `payers` in turn."""
-        played = json.loads(RECORD.read_text(encoding="utf-8"))
-        penalties = [{"type": "penalty", "player": payers[index % len(payers)]}
-                     for index in range(games.MAX_EVENTS - OPENING)]
-        self.store = store
-        self.token = games.create(store, {**played, "events": played["events"][:OPENING]
-                                          + penalties}, games.Options())
-        self.read()
-
-    def read(self) -> None:
-        """Read the game from the store (after it was changed there)."""
-        self.game = games.load(self.store, self.token)
-
-    def correct(self, index: int) -> None:
-        self.game = games.correct(self.store, self.game, self.game.version, index,
-                                  self.corrected(index), "host")
-
-    def corrected(self, index: int) -> Penalty:
-        """Penalty `index` paid by Eva if Claus paid it, else by Claus."""
-        return Penalty(PAYERS[self.game.events[index].player == PAYERS[0]])
-
-    def check(self, index: int) -> None:
-        """Check the correction of penalty `index` alone, without storing it."""
-        games.rewritten(self.game, index, [self.corrected(index)], 1, ("host", 0))
-
-    def remove(self, index: int) -> None:
-        self.game = games.remove(self.store, self.game, self.game.version, index, "host")
-
-    def undo(self) -> None:
-        self.game = games.undo(self.store, self.game, self.game.version, "host")
-
-    def put_back(self) -> None:
-        """Add a penalty of Claus's: after a removal or an undo, the game is as it was
-        (every penalty after the opening is Claus's)."""
-        self.game = games.append(self.store, self.game, self.game.version,
-                                 Penalty(PAYERS[0]), "host")
-
-    def store_again(self, keep: int) -> None:
-        """Store the events from `keep` on again, as they are: the store's share of a
-        change there."""
-        game = self.game
-        self.store.write_events(self.token, game.version, keep,
-                                [(dump_event(event), *signature) for event, signature in
-                                 zip(game.events[keep:], game.signatures[keep:])])
-
-    def timed(self, label: str, keep: int, change, runs: int, after=lambda: None,
-              check=None) -> None:
-        """Print the medians of `change()`, a change at `keep`, of `check()`, checking it
-        alone, and of storing its rows alone."""
-        took = median_ms(change, runs, after)
-        checked = f"checking alone {median_ms(check, runs):.2f} ms, " if check else ""
-        stored = median_ms(lambda: self.store_again(keep), runs, self.read)
-        rows = games.MAX_EVENTS - keep
-        print(f"{label}: median {took:.2f} ms; {checked}storing its {rows} "
-              f"row{'s' if rows > 1 else ''} alone {stored:.2f} ms (over {runs} runs)")
+    return (f"median {statistics.median(times):.2f} ms, "
+            f"p95 {statistics.quantiles(times, n=20)[-1]:.2f} ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=41)
+    parser.add_argument("--runs", type=int, default=50)
     runs = parser.parse_args().runs
+    record = Played(SEED).play()
     store = Store(tempfile.mkdtemp())
-    size = games.MAX_EVENTS
-    for where, index in (("near the start", NEAR_START), ("in the middle", size // 2),
-                         ("near the end", size - 5)):
-        table = Table(store, PAYERS[:1])
-        table.timed(f"correction {where} (action {index + 1} of {size})", index,
-                    partial(table.correct, index), runs, check=partial(table.check, index))
-    table = Table(store, PAYERS[:1])
-    table.timed(f"removal near the start (action {NEAR_START + 1})", NEAR_START,
-                partial(table.remove, NEAR_START), runs, table.put_back)
-    table = Table(store, PAYERS[:1])
-    table.timed(f"undo (action {size})", size - 1, table.undo, runs, table.put_back)
-    table = Table(store, PAYERS)
-    table.timed(f"correction near the start that meets the old game again (action "
-                f"{NEAR_START + 1})", NEAR_START, partial(table.correct, NEAR_START), runs,
-                check=partial(table.check, NEAR_START))
-    reference = min(timeit.repeat("sum(range(1000))", number=1000, repeat=5))  # µs a run
-    print(f"this machine's speed: sum(range(1000)) in {reference * 1000:.0f} µs "
-          f"(about 10 µs on a current laptop: the figures scale with it)")
+    table = Table(store, record)  # a game keeps at most games.MAX_JOURNAL changes: one each
+    size, index = len(table.game.events), table.index
+    print(f"a full game of {len(PLAYERS)} players and {ROUNDS} rounds, {size} actions; "
+          f"the change is action {index + 1}, the first penalty another player could have paid "
+          f"(over {runs} runs):")
+    print(f"  correction: {timed(table.correct, runs)}; "
+          f"checking it alone: {timed(table.check, runs)}")
+    table = Table(store, record)
+    print(f"  removal: {timed(table.remove, runs, table.new_game)}")
+    table = Table(store, record)
+    print(f"  undo of the last 2 actions: {timed(table.undo, runs, table.put_back)}")
+    speed = timeit.timeit(SPEED, number=10000) / 10000 * 1e6
+    print(f"this machine's speed: {SPEED} in {speed:.1f} µs")
 
 
 if __name__ == "__main__":

@@ -2,14 +2,13 @@
 
     python bench/replay.py [--runs N] [--instructions] [RECORD]
 
-Prints the median over N runs, e.g.
-"replay of a full 15-round record (52 events): median 0.28 ms over 2000 runs",
-and how fast this machine runs Python at the time (the figure scales with it).
+Prints the median over N runs ("replay of a full 15-round record (52 events): median
+... ms over N runs"), and how fast this machine runs Python at the time (the figure
+scales with it).
 
 With --instructions, counts instead the machine instructions of one replay with
 valgrind's callgrind (apt-get install valgrind): the count of N replays less that of
-none, over N, e.g. "replay of a full 15-round record (52 events): 2.92 million
-instructions". The count stays the same whatever else a shared machine is doing, so two
+none, over N ("...: ... million instructions"). The count stays the same whatever else a shared machine is doing, so two
 versions of the code compare to a per cent or so; it takes about 15 s.
 """
 import argparse
@@ -22,9 +21,8 @@ import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # run as python bench/replay.py: bench is a package
+sys.path.insert(0, str(ROOT))  # the checkout's companion, whatever is installed
 
-from bench import serving  # noqa: E402
 from companion.rules.record import fold_record  # noqa: E402
 
 DEFAULT_RECORD = ROOT / "tests" / "fixtures" / "full-game-3.json"
@@ -54,7 +52,8 @@ def main(argv=None) -> None:
     timer = timeit.Timer(lambda: fold_record(record))
     median = statistics.median(timer.repeat(repeat=args.runs, number=1))
     print(f"{what}: median {median * 1000:.2f} ms over {args.runs} runs")
-    print(f"this machine's speed: sum(range(1000)) in {serving.machine_speed():.0f} µs "
+    speed = timeit.timeit("sum(range(1000))", number=10000) / 10000 * 1e6
+    print(f"this machine's speed: sum(range(1000)) in {speed:.0f} µs "
           f"(about 10 µs on a current laptop: the replay scales with it)")
 
 

@@ -4,7 +4,7 @@ Every test plays the example through `fold`/`apply` with Reveal and Sold events 
 checks what the table sees: the payments, the remainder, and the explanation.
 """
 from companion.rules.events import Free, Penalty, Sold
-from companion.rules.state import apply
+from companion.rules.state import apply, settled_sale
 
 from tests.helpers import overbid, play, reveal
 
@@ -122,6 +122,21 @@ def test_french_price_0_is_a_free_lot_for_the_start_player():
     assert coin_changes(before, after) == {}
     assert (after.pot, after.start_player, after.last_sale) == (1, "Bert", None)
     assert after.hand_of("Bert")[-2:] == before.lot
+
+
+def test_french_price_0_after_a_sale_settles_nothing_however_the_states_were_folded():
+    """R8.6 French: a win at 0 after an earlier sale is a free lot, not that sale again,
+    whether the states around it come from one fold or from two (a history, a screen)."""
+    round_1 = [reveal("red 1 blue 2"), Sold("Bert", 3)]  # Bert starts from round 2
+    before = play(*round_1, reveal("red 4 green 5"), edition="fr")
+    after = apply(before, Sold("Bert", 0))
+    again = play(*round_1, reveal("red 4 green 5"), Sold("Bert", 0), edition="fr")
+    assert after == again and after.last_sale == before.last_sale  # Bert's sale at 3
+    assert settled_sale(Sold("Bert", 0), before, after) is None
+    assert settled_sale(Sold("Bert", 0), before, again) is None
+    first = play(reveal("red 1 blue 2"), edition="fr")
+    assert settled_sale(Sold("Bert", 3), first, play(*round_1, edition="fr")) == (
+        before.last_sale)
 
 
 def test_free_lot_goes_to_the_start_player_and_the_pot_stays():

@@ -7,14 +7,15 @@ short, never whole.
 """
 import json
 import reprlib
-from functools import lru_cache, partial
+from dataclasses import fields
+from functools import partial
 
 from .cards import NUMBERS, Card
-from .events import EVENT_TYPES, PLAYER_FIELDS, made
+from .events import EVENT_TYPES, PLAYER_FIELDS
 from .phrase import N_, Phrase
 from .refusal import Refusal
 from .setup import Setup, clean_name
-from .state import GameState, fold
+from .state import GameState, apply, new_game
 
 FORMAT = "templari-game/1"
 _HEADER_KEYS = ("format", "edition", "variants", "start_coins", "families", "players",
@@ -69,34 +70,28 @@ def load_setup(record) -> Setup:
 
 
 def fold_record(record) -> GameState:
-    """Check a whole record and return the state it leads to. Every event is read
-    before the first is applied (the fold runs faster so); a shape error is still named
-    only if no earlier event breaks a rule."""
-    setup = load_setup(record)
-    events = []
-    try:
-        for raw in record["events"]:
-            events.append(parse_event(raw))
-    except Refusal as refusal:
-        fold(setup, events)
-        refusal.event = len(events)
-        raise
-    return fold(setup, events)
+    """Check a whole record and return the state it leads to: each event read, then
+    applied, in order (a refusal carries the index of its event)."""
+    state = new_game(load_setup(record))
+    for index, raw in enumerate(record["events"]):
+        try:
+            state = apply(state, parse_event(raw))
+        except Refusal as refusal:
+            refusal.event = index
+            raise
+    return state
 
 
 def parse_event(raw):
-    """One event of the record as an event object, its shape checked (the messages'
-    words are made only when something is wrong: a replay parses every event)."""
-    if type(raw) is not dict:
-        raw = _typed(raw, dict, Phrase(N_("an event")))
+    """One event of the record as an event object, its shape checked."""
+    raw = _typed(raw, dict, Phrase(N_("an event")))
     kind = raw.get("type")
     if not isinstance(kind, str) or kind not in _READERS:
         raise Refusal("record", "unknown event type {kind!r}", kind=_Shown(kind))
     event_type, keys, readers = _READERS[kind]
     if raw.keys() != keys:
         _refuse_keys(raw, kind, [name for name, _ in readers])
-    # Its keys are its fields (checked above), so its values fill them in order.
-    return made(event_type, [read(raw[name]) for name, read in readers])
+    return event_type(**{name: read(raw[name]) for name, read in readers})
 
 
 def _refuse_keys(raw: dict, kind: str, names) -> None:
@@ -125,8 +120,8 @@ def dump_record(setup: Setup, events) -> dict:
 def dump_event(event) -> dict:
     """One event as a record entry."""
     data = {"type": event.kind}
-    for name, value in zip(event._fields, event):
-        data[name] = _dump_value(value)
+    for field in fields(event):
+        data[field.name] = _dump_value(getattr(event, field.name))
     return data
 
 
@@ -158,15 +153,13 @@ def _field_reader(name: str):
 def _event_reader(cls) -> tuple:
     """How to read an event of class `cls`: the class, the keys its entry has, and
     each field's name and reader, in order (chosen once, not for every event)."""
-    names = cls._fields
+    names = [field.name for field in fields(cls)]
     return cls, frozenset(("type", *names)), tuple((name, _field_reader(name)) for name in names)
 
 
 def _number(name: str, value) -> int:
     """A price or an amount: a whole number within its bound."""
-    if type(value) is not int:
-        value = _typed(value, int, name)
-    return _bounded(value, name)
+    return _bounded(_typed(value, int, name), name)
 
 
 def _cards(name: str, value) -> tuple[Card, ...]:
@@ -183,16 +176,7 @@ def _variants(variants) -> dict:
     return {_VARIANT_KEYS[key]: _typed(value, bool, key) for key, value in variants.items()}
 
 
-# A card is immutable and a record names each of its 30 cards again and again: each is
-# made once, then looked up (the cache is bounded: a record's family names may be long).
-_known_card = lru_cache(maxsize=256)(Card)
-
-
 def _card(value) -> Card:
-    if type(value) is dict and len(value) == 2:
-        family, number = value.get("family"), value.get("number")
-        if type(family) is str and type(number) is int and -MAX_AMOUNT <= number <= MAX_AMOUNT:
-            return _known_card(family, number)
     value = _typed(value, dict, Phrase(N_("a card")))
     _check_keys(value, ("family", "number"), Phrase(N_("a card")))
     if "family" not in value or "number" not in value:
@@ -204,9 +188,7 @@ def _card(value) -> Card:
 
 
 def _name(value) -> str:
-    if type(value) is not str:
-        value = _typed(value, str, Phrase(N_("a player name")))
-    return value.strip()
+    return _typed(value, str, Phrase(N_("a player name"))).strip()
 
 
 def _check_keys(data: dict, allowed, what: str) -> None:
@@ -216,8 +198,6 @@ def _check_keys(data: dict, allowed, what: str) -> None:
 
 
 def _list_of(value, what: str, item_type) -> list:
-    if type(value) is list and list(map(type, value)).count(item_type) == len(value):
-        return value  # the usual case, checked in C
     if not isinstance(value, list) or not all(_is(item, item_type) for item in value):
         raise Refusal("record", "{what} must be a list, each item {type}", what=what,
                       type=_TYPE_NAMES[item_type])

@@ -3,7 +3,7 @@
 `apply` either returns a new state or raises a Refusal and leaves the old
 state as it was: states are immutable.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
@@ -20,11 +20,8 @@ from .unseen import Shortfall, shortfall
 
 @dataclass(frozen=True)
 class GameState:
-    """Where the game stands after some events.
-
-    A frozen dataclass, not a named tuple like an event: the fold reads its fields far
-    more often than it makes one, and an instance's fields read faster than a tuple's.
-    """
+    """Where the game stands after some events: a value, changed only by making a new
+    one (dataclasses.replace)."""
 
     setup: Setup
     coins: tuple[int, ...]
@@ -73,26 +70,6 @@ class GameState:
         return score(self.players, self.hands, self.coins)
 
 
-def replace(state: GameState, **changes) -> GameState:
-    """A copy of `state` with some fields changed (dataclasses.replace, without its cost):
-    a name that is not a field raises TypeError, as dataclasses.replace does."""
-    if not changes.keys() <= _FIELDS:
-        raise TypeError(f"GameState has no field {', '.join(sorted(changes.keys() - _FIELDS))}")
-    return _with_fields(state.__dict__ | changes)
-
-
-def _with_fields(fields: dict) -> GameState:
-    """A state of these fields (a dict of them all, merged in C), made without a call of
-    `__setattr__` for each."""
-    state = _new(GameState)
-    _set(state, "__dict__", fields)
-    return state
-
-
-_new, _set = object.__new__, object.__setattr__
-_FIELDS = frozenset(GameState.__dataclass_fields__)
-
-
 def new_game(setup: Setup) -> GameState:
     """The state before the first event: everyone holds start coins and no card."""
     count = len(setup.players)
@@ -132,7 +109,7 @@ def apply_at(state: GameState, event, index: int) -> GameState:
 
 def apply(state: GameState, event) -> GameState:
     """The state after `event`, or a Refusal naming the rule that forbids it."""
-    if state.rounds_played == ROUNDS:  # finished (read without a property's call)
+    if state.finished:
         raise Refusal("R2", "the game is over: all {rounds} rounds have settled", rounds=ROUNDS)
     return _HANDLERS[type(event)](state, event)
 
@@ -198,8 +175,9 @@ def _no_deck(lot, short: Shortfall) -> Refusal:
 
 def settled_sale(event, before: GameState, after: GameState) -> Settlement | None:
     """The payment `event`, leading from `before` to `after`, settled: a sale's (R8);
-    None for any other event, and for a French win at 0, a free lot (R8.6)."""
-    if isinstance(event, Sold) and after.last_sale is not before.last_sale:
+    None for any other event, and for a French win at 0, a free lot (R8.6): told by the
+    edition and the price, whichever fold made the states."""
+    if isinstance(event, Sold) and not _free_at_zero(before, event.price):
         return after.last_sale
     return None
 
@@ -287,10 +265,8 @@ def _check_may_go_free(state: GameState) -> None:
 
 def _end_round(state: GameState, taker: int, changes: dict) -> GameState:
     """The round settled: `taker` takes the lot, with these `changes` (R8, R9)."""
-    fields = state.__dict__ | _NEW_ROUND | changes
-    fields["hands"] = _with_hands(state.hands, {taker: state.hands[taker] + state.lot})
-    fields["rounds_played"] = state.rounds_played + 1
-    return _with_fields(fields)
+    return replace(state, **_NEW_ROUND, **changes, rounds_played=state.rounds_played + 1,
+                   hands=_with_hands(state.hands, {taker: state.hands[taker] + state.lot}))
 
 
 # What a round's end clears: the lot, its auction, and who exchanged, sold or is excluded.

@@ -78,7 +78,7 @@ def rounds_left(state: GameState) -> int:
     return ROUNDS - state.rounds_played - (1 if state.lot else 0)
 
 
-@lru_cache(maxsize=1024)  # a café's tables
+@lru_cache(maxsize=1024)  # a busy server's tables
 def _unseen(families: tuple[str, ...], seen: frozenset[Card], family_counts: tuple[int, ...],
             number_counts: tuple[int, ...], rounds_left: int) -> Unseen:
     """(Made once for the screens of every state with these families, seen cards and rounds

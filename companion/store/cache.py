@@ -11,9 +11,9 @@ from collections import OrderedDict
 from . import games
 from .sql import SQLStore
 
-# A café of 400 tables, with room to spare (a game kept is 14-35 KiB, twice that once its
-# states are drawn for the score or the history): a café that plays more games than are
-# kept reads and folds a game again at every request, as it comes round.
+# The games a busy server plays at once, with room to spare (a game kept holds its states:
+# some 120 KiB at the end); one that plays more reads and folds a game again as it comes
+# round.
 GAMES_KEPT = 512
 
 

@@ -1,23 +1,21 @@
 """A stored game seen through the rules core, and the one way to change it.
 
-Every change is checked by folding the new part of the log through the core
-before it is written (from a state the game keeps near it, and only until it meets the
-old log again: see checkpoints), so a refused action, undo or correction changes nothing.
+Every change is checked by folding the new log through the core before it is written
+(its events from the change on, from the state before it), so a refused action, undo or
+correction changes nothing.
 Every change is signed: `by` names the device that made it ("host", "grant:<id>"
 for a device the host granted, "seat:<n>" for a seated phone, "import").
 """
 import copy
 import time
 from dataclasses import asdict, dataclass, replace
-from functools import cache
 
 from companion.rules.events import Bid, Free, Pass, Sold
 from companion.rules.phrase import N_, Phrase
 from companion.rules.record import dump_event, dump_record, fold_record, load_setup, parse_event
 from companion.rules.refusal import Refusal, public_message
-from companion.rules.state import (GameState, apply, auction_result, check_auction_over,
-                                   new_game, next_actions)
-from .checkpoints import Folding, Kept
+from companion.rules.state import (GameState, apply, apply_at, auction_result,
+                                   check_auction_over, fold_all, next_actions)
 from .sql import Conflict, SQLStore, StoredGame, Unreadable
 
 
@@ -49,12 +47,9 @@ class Options:
 
 
 class Game:
-    """A stored game: settings, the event log, the state after its last event, and the
-    states it keeps along the log (`kept`, see checkpoints), from which the state before
-    any event is folded in a few events (`state_at`: a correction, an undo); every state
-    along the log (`states`) is worked out when first asked for (the history, the chart)
-    and kept until the next change, so that a game kept in memory stays small.
-    A Refusal if the log no longer replays."""
+    """A stored game: settings, the event log and every state along it (`states`: before
+    the first event and after each one; `state`: after the last). A Refusal if the log no
+    longer replays."""
 
     def __init__(self, stored: StoredGame):
         self.token = stored.token
@@ -69,39 +64,25 @@ class Game:
         self.options = Options(**_readable(stored.options))
         self.setup = load_setup({**_readable(stored.header), "events": []})
         self.events = [_parsed(index, event) for index, event in enumerate(stored.events)]
-        folding = Folding(Kept.start(new_game(self.setup)), (), 0)
-        for event in self.events:
-            folding.step(event)
-        self._keep(folding.kept(self.events))
-
-    def _keep(self, kept: Kept) -> None:
-        """Keep these states along the log, and forget any others."""
-        self.kept, self.state = kept, kept.state
-        self._states = None
-
-    @property
-    def states(self) -> list[GameState]:
-        """Every state along the log: before the first event and after each one."""
-        if self._states is None:
-            self._states = self.kept.fold(self.events)
-        return self._states
+        self.states = fold_all(self.setup, self.events)
+        self.state = self.states[-1]
 
     def state_at(self, index: int) -> GameState:
         """The state before event `index` (after the last event for len(events))."""
-        if self._states is not None:
-            return self._states[index]
-        return self.kept.state_at(self.events, index)
+        return self.states[index]
 
-    def changed(self, version: int, stamp: int, keep: int, events, signatures,
-                folding: Folding, moves, journal) -> "Game":
+    def changed(self, version: int, stamp: int, keep: int, events, signatures, states,
+                moves, journal) -> "Game":
         """This game after a change it was checked for and that was stored: its first
-        `keep` events, then `events`, folded by `folding` (so nothing is folded again)."""
+        `keep` events, then `events`, with the `states` the check folded from the state
+        before event `keep` on (so nothing is folded again)."""
         game = copy.copy(self)
         game.version, game.stamp, game.moves = version, stamp, moves
         game.events = self.events[:keep] + list(events)
         game.signatures = self.signatures[:keep] + list(signatures)
         game.journal = self.journal + ([] if journal is None else [journal])
-        game._keep(folding.kept(game.events))
+        game.states = self.states[:keep] + states
+        game.state = states[-1]
         return game
 
     @property
@@ -301,9 +282,9 @@ def _write(store: SQLStore, game: Game, version: int, by: str, keep: int, change
     in the journal. Returns the game as stored now, folded from the state before the
     change."""
     now = time.time()
-    events, signatures, folding = rewritten(game, keep, change, skip, (by, now))
+    events, signatures, states = rewritten(game, keep, change, skip, (by, now))
     _check_room(game, keep + len(events), kind)
-    moves = money_moves(game.state, folding.state) if skip else None
+    moves = money_moves(game.state, states[-1]) if skip else None
     journal = None if kind is None else (now, by, {
         "kind": kind, "index": keep, "moves": moves,
         "old": [dump_event(event) for event in game.events[keep:keep + skip]],
@@ -316,7 +297,7 @@ def _write(store: SQLStore, game: Game, version: int, by: str, keep: int, change
                                        moves, journal, tail)
     if before != game.stamp:  # a seat was taken or freed meanwhile: read it all again
         return load(store, game.token)
-    return game.changed(version + 1, after, keep, events, signatures, folding, moves, journal)
+    return game.changed(version + 1, after, keep, events, signatures, states, moves, journal)
 
 
 def _unchanged_tail(game: Game, keep: int, events: list, signatures: list) -> int:
@@ -335,44 +316,32 @@ def _unchanged_tail(game: Game, keep: int, events: list, signatures: list) -> in
 def rewritten(game: Game, keep: int, change, skip: int, signature: tuple):
     """The log from event `keep` on, with the events of `change` in place of the `skip`
     there, every later event checked again (a Refusal names the first it would make
-    illegal): its events, their signatures (`signature` for the new ones) and the fold
-    that checked them. A result live auction mode added is worked out again from the
-    bids, and a log never ends with a live auction that is over but not settled: its
-    result is added.
+    illegal): its events, their signatures (`signature` for the new ones) and the states
+    along it, folded through the core from the state before event `keep`. A result live
+    auction mode added is worked out again from the bids, and a log never ends with a
+    live auction that is over but not settled: its result is added."""
+    states, events, signatures = [game.state_at(keep)], [], []
 
-    Once the fold reaches a state the old log kept, at the same point of the game, the
-    rest of the old log would fold on from it exactly as it did: it is taken as it is,
-    unchecked, so that a correction near the start of a long game costs only the events
-    up to where it stops making a difference."""
-    folding = Folding(game.kept, game.events, keep)
-    events, signatures = [], []
-    for event in change:
-        folding.step(event)
+    def fold_in(event, signed) -> None:
+        """Fold in the next event of the log (a Refusal names its index)."""
+        states.append(apply_at(states[-1], event, keep + len(events)))
         events.append(event)
-        signatures.append(signature)
-    first_join = cache(lambda: _first_join(game))  # worked out once, if ever needed
+        signatures.append(signed)
+
+    for event in change:
+        fold_in(event, signature)
     for old in range(keep + skip, len(game.events)):
-        event, recorded = _refolded(game, old, folding.state), game.events[old]
+        event, recorded = _refolded(game, old, states[-1]), game.events[old]
         if event is None:  # the auction no longer ends here
             continue
         try:
-            folding.step(event)
+            fold_in(event, game.signatures[old] if event == recorded else signature)
         except Refusal as refusal:
             raise Refusal("form", "this change would make action {number} illegal: {reason}",
                           number=old + 1, reason=refusal) from None
-        events.append(event)
-        signatures.append(game.signatures[old] if event is recorded or event == recorded
-                          else signature)
-        if folding.meets(old + 1) and old + 1 >= first_join():
-            events += game.events[old + 1:]
-            signatures += game.signatures[old + 1:]
-            folding.join(old + 1)
-            break
-    for event in _live_result(game.options, folding.state):
-        folding.step(event)
-        events.append(event)
-        signatures.append(signature)
-    return events, signatures, folding
+    for event in _live_result(game.options, states[-1]):
+        fold_in(event, signature)
+    return events, signatures, states
 
 
 def _refolded(game: Game, index: int, state: GameState):
@@ -380,17 +349,6 @@ def _refolded(game: Game, index: int, state: GameState):
     the event, or if live auction mode added it, the result the auction comes to now
     (None if it no longer ends there)."""
     return auction_result(state) if added_result(game, index) else game.events[index]
-
-
-def _first_join(game: Game) -> int:
-    """The first event from which a change may take the rest of the log as it is: past
-    the last result live auction mode added that a fold would now write otherwise (a
-    French sale at 0 imported with the bids, which make it a free lot)."""
-    if not game.options.live_auction:
-        return 0
-    return max((index + 1 for index, event in enumerate(game.events)
-                if isinstance(event, (Sold, Free))
-                and _refolded(game, index, game.state_at(index)) != event), default=0)
 
 
 def _check_room(game: Game, size: int, kind: str | None) -> None:

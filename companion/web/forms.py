@@ -1,5 +1,6 @@
 """Reading submitted forms into core events and settings; bad input is a Refusal."""
 import unicodedata
+from dataclasses import asdict
 
 from companion.rules.cards import Card
 from companion.rules.events import (EVENT_TYPES, PLAYER_FIELDS, Bid, Exchange, Free, Overbid,
@@ -41,7 +42,7 @@ def parse_action(setup: Setup, form) -> object:
 def form_values(setup: Setup, event) -> dict[str, object]:
     """The form fields that describe `event`: the inverse of parse_action."""
     values = {"action": event.kind}
-    for name, value in event._asdict().items():
+    for name, value in asdict(event).items():
         if isinstance(value, Card):
             values[name] = card_value(setup.families, value)
         elif isinstance(value, tuple):
