@@ -11,6 +11,7 @@ from companion.rules.record import fold_record, loads
 from companion.rules.refusal import Refusal
 from companion.rules.replay import replay_json, replay_text
 from companion.server.network import DEFAULT_PORT
+from companion.web.streams import HELD
 
 
 def main(argv=None) -> int:
@@ -61,6 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--processes", type=_count, default=1, metavar="N",
                         help="server processes sharing the games (1 by default; more for a "
                              "club night's many tables on a machine with several cores)")
+    parser.add_argument("--screens", type=_screens, default=HELD, metavar="N",
+                        help=f"screens each process keeps told of their game's changes at "
+                             f"once, a thread each ({HELD} by default: a few tables); "
+                             "a screen past them follows its game every 30 s")
     parser.set_defaults(run=_serve)
     commands = parser.add_subparsers(title="commands",
                                      description="without a command, the table server starts")
@@ -81,7 +86,7 @@ def _serve(args) -> int:
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
               database=args.database, proxy=args.proxy, hosted=args.hosted,
-              keep_days=args.keep_days)
+              keep_days=args.keep_days, screens=args.screens)
     except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1
@@ -171,6 +176,11 @@ def _count(text: str) -> int:
     if count > 1 and not hasattr(os, "fork"):
         raise argparse.ArgumentTypeError("only 1 on this system (it cannot fork processes)")
     return count
+
+
+def _screens(text: str) -> int:
+    """A number of screens: 1 to 5,000."""
+    return _whole(text, 1, 5000)
 
 
 def _one_line(text: str) -> str:

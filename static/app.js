@@ -1,12 +1,11 @@
 // The little the pages do beyond htmx (no inline script: the CSP allows none).
 "use strict";
 
-// The connection banner: shown while the table server cannot be reached (the stream was
-// lost, a poll or a form got no answer: the network failed or it timed out), gone at the
-// first answer again. The stream is opened again (or the polls keep running) meanwhile, so
-// the screen catches up by itself; a form that got no
-// answer keeps what was typed, and sent again it counts at most once (the server checks the
-// game version it was made from).
+// The connection banner: shown while the table server cannot be reached (a request got no
+// answer, or the game's stream was lost and is being opened again), gone at the first
+// answer again. The screen catches up by itself meanwhile; a form that got no answer keeps
+// what was typed, and sent again it counts at most once (the server checks the game
+// version it was made from).
 function offline(shown) {
   const banner = document.getElementById("offline");
   if (banner) banner.hidden = !shown;
@@ -14,6 +13,11 @@ function offline(shown) {
 
 document.addEventListener("htmx:afterRequest", (event) => {
   offline(event.detail.xhr.status === 0);
+});
+document.addEventListener("htmx:sseOpen", () => offline(false));
+document.addEventListener("htmx:sseError", (event) => {
+  // (a stream the server refused is closed, and the screen polls: not offline)
+  if (event.detail.source.readyState === EventSource.CONNECTING) offline(true);
 });
 
 // The answer to a form is seen where it is read: a message for this device (a change another
@@ -33,148 +37,52 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
 });
 
-// A screen's live part hears of its game's changes on a stream (server-sent events): the
-// server sends the new part as it happens, on one connection, with no question per change
-// (the part's hx-get, at /live/events), and a beat every 10 s while nothing happens. An
-// event older than the part shown is left; one that comes while a form of the part is
-// being sent waits for its answer (which may be newer). A lost stream is opened again by
-// the browser a second later from the last part it showed (Last-Event-ID), the banner
-// shown meanwhile; one silent for SILENT ms (a connection lost without a word, a phone
-// waking up) is opened again from the part shown. A browser without EventSource, or a
-// server that refuses the stream (204 where it holds none, an error), has the part poll
-// instead, as below; the stream is tried again at a new part, once REFUSED_FOR ms passed.
-const SILENT = 25000;
-const REFUSED_FOR = 30000;
-let stream = null;  // the page's: its EventSource, when it was last heard of, its timer,
-// when it was refused (0: not), an event waiting for a form's answer
+// A screen's live part asks for itself anew at each change its game's stream tells (htmx's
+// sse extension; the event's data is the game's new stamp). htmx drops a change told while
+// the part's question is out or while a new part settles, and answers may cross: so the
+// changes are also heard on the stream itself, a part older than the one shown is not
+// swapped in, and a part older than the last change heard asks once more ("catch-up").
+let heard = 0;  // the latest stamp the stream told
+const heardFrom = new WeakSet();  // the streams listened to
 
 function stampOf(live) {
-  return Number(new URL(live.getAttribute("hx-get"), location.href).searchParams.get("v"));
+  return live ? Number(live.dataset.stamp) : 0;
 }
 
-function listen(live) {
-  if (!window.EventSource) return false;
-  if (stream && stream.refused) {
-    if (Date.now() - stream.refused < REFUSED_FOR) return false;
-    stream = null;
-  }
-  if (!stream) openStream(live);
-  return true;
-}
-
-function openStream(live) {
-  const source = new EventSource(live.getAttribute("hx-get").replace("/live?", "/live/events?"));
-  const opened = {source: source, heard: Date.now(), timer: 0, refused: 0, waiting: null};
-  const heard = () => {
-    opened.heard = Date.now();
-    offline(false);
-    clearTimeout(opened.timer);
-    opened.timer = setTimeout(() => reopen(opened), SILENT);
-  };
-  source.addEventListener("open", heard);
-  source.addEventListener("beat", heard);
-  source.addEventListener("message", (event) => {
-    heard();
-    opened.waiting = {html: event.data, stamp: Number(event.lastEventId)};
-    showWaiting();
-  });
-  source.addEventListener("error", () => {
-    if (source.readyState !== EventSource.CLOSED) {
-      offline(true);
-      return;
-    }
-    clearTimeout(opened.timer);
-    opened.refused = Date.now();
-    document.querySelectorAll("[data-poll]").forEach((part) => schedulePoll(part, 0));
-  });
-  stream = opened;
-  heard();
-}
-
-function reopen(silent) {
-  if (stream !== silent) return;
-  silent.source.close();
-  clearTimeout(silent.timer);
-  stream = null;
+function catchUp() {
   const live = document.getElementById("live");
-  if (live) listen(live);
-}
-
-function showWaiting() {
-  const shown = document.getElementById("live");
-  const event = stream && stream.waiting;
-  if (!event || !shown || shown.querySelector(".htmx-request")) return;
-  stream.waiting = null;
-  if (stampOf(shown) < event.stamp) htmx.swap(shown, event.html, {swapStyle: "outerHTML"});
-}
-
-function streaming() {
-  return stream !== null && !stream.refused;
-}
-
-document.addEventListener("htmx:afterRequest", showWaiting);
-document.addEventListener("visibilitychange", () => {
-  if (!document.hidden && streaming() && Date.now() - stream.heard > SILENT) reopen(stream);
-});
-
-// Without a stream, a screen's live part asks for news (its hx-trigger is "poll"). The
-// server holds the question until the game moves, then answers with the new part at once,
-// or after some 20 s with a 204 (nothing new): the part asks again at once. A server that answers at
-// once (one that cannot hold) is asked again data-poll ms after the last question (the
-// pace it sets for the game's state: views.poll_interval). While the page is hidden, it
-// asks every 30 s; shown again, at once. A question that failed, or had no answer within
-// 45 s (hx-request's timeout), is asked again after data-poll ms, with the banner shown,
-// and asks to be answered at once ("now"), so that the banner goes as soon as the server
-// is back.
-const HIDDEN_POLL = 30000;
-const polls = new WeakMap();  // a live part: its timer, when it last asked, whether it waits
-
-function pollState(live) {
-  if (!polls.has(live)) polls.set(live, {timer: 0, asked: 0, waiting: false, failed: false});
-  return polls.get(live);
-}
-
-function schedulePoll(live, delay) {
-  const state = pollState(live);
-  clearTimeout(state.timer);
-  state.timer = setTimeout(() => poll(live), document.hidden ? HIDDEN_POLL : delay);
-}
-
-function poll(live) {
-  const state = pollState(live);
-  if (!live.isConnected || state.waiting || streaming()) return;
-  clearTimeout(state.timer);
-  state.waiting = true;
-  state.asked = Date.now();
-  htmx.trigger(live, "poll");
-}
-
-document.addEventListener("htmx:afterRequest", (event) => {
-  const live = event.detail.elt;
-  if (!polls.has(live) || !live.matches("[data-poll]")) return;
-  const state = pollState(live);
-  state.waiting = false;
-  state.failed = !event.detail.successful;
-  const pace = Number(live.dataset.poll);
-  schedulePoll(live, event.detail.successful ? Math.max(0, pace - (Date.now() - state.asked))
-                                             : pace);
-});
-document.addEventListener("htmx:configRequest", (event) => {
-  const live = event.detail.elt;
-  if (polls.has(live) && pollState(live).failed) event.detail.parameters.now = "1";
-});
-document.addEventListener("htmx:load", (event) => {
-  const root = event.target;
-  const parts = root.matches("[data-poll]") ? [root] : root.querySelectorAll("[data-poll]");
-  parts.forEach((live) => {
-    if (!listen(live)) schedulePoll(live, 0);
-  });
-  showWaiting();  // (a form's answer came: an event that waited for it, if newer)
-});
-document.addEventListener("visibilitychange", () => {
-  if (!document.hidden) {
-    document.querySelectorAll("[data-poll]").forEach(poll);
+  if (live && stampOf(live) < heard && !live.classList.contains("htmx-request")) {
+    htmx.trigger(live, "catch-up");
   }
+}
+
+document.addEventListener("htmx:sseOpen", (event) => {
+  const source = event.detail.source;
+  if (heardFrom.has(source)) return;
+  heardFrom.add(source);
+  source.addEventListener("change", (change) => {
+    heard = Math.max(heard, Number(change.data));
+  });
+});
+document.addEventListener("htmx:confirm", (event) => {
+  // A change the part shows already, or one a form of the part is being answered with,
+  // needs no question: the form's answer brings the part (and a later change, catch-up).
+  const live = document.getElementById("live");
+  const told = event.detail.triggeringEvent;
+  if (event.detail.elt !== live || !told || told.type !== "sse:change") return;
+  if (Number(told.detail.data) <= stampOf(live) || live.querySelector(".htmx-request")) {
+    event.preventDefault();
+  }
+});
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const live = document.getElementById("live");
+  if (event.detail.elt !== live || event.detail.requestConfig.verb !== "get") return;
+  const found = /<div id="live"[^>]*?data-stamp="(\d+)"/.exec(event.detail.serverResponse);
+  if (found && Number(found[1]) < stampOf(live)) event.detail.shouldSwap = false;
+});
+document.addEventListener("htmx:afterSettle", catchUp);
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (event.detail.elt.id === "live") setTimeout(catchUp);  // (once htmx-request is off)
 });
 
 // A card list that follows a player chosen in the same form ([data-owner] names that
@@ -237,7 +145,7 @@ document.addEventListener("change", (event) => {
   }
 });
 
-// What the reader set on a live part stays when a poll brings a fresh one: a <details
+// What the reader set on a live part stays when a fresh one is swapped in: a <details
 // data-keep-open> opened (what is still to come) is opened again, and a phone's coins and
 // cards stay hidden (a class of the page's body, which no poll replaces, so they never
 // show in between).

@@ -20,15 +20,13 @@ import re
 import shutil
 import socket
 import subprocess
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from companion.server.loop import Sockets, Turns
-from companion.server.serve import create_server, waitress_options
+from tests.served import InThread
 from tests.web_helpers import make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -45,6 +43,11 @@ TABLE = dict(viewport={"width": 1280, "height": 800})
 CONTROLS = "button, input:not([type=hidden]), select, summary"
 TAP = 44  # px: the smallest tap target on a phone
 BODY_TEXT = 16  # px: the smallest text on a phone
+# Why a browser test skips: what this machine lacks, and how to get it.
+NO_ROOT = "the phones' network namespace needs root: run the tests as root (CI does)"
+NO_IP = "the phones' network namespace needs iproute2's `ip`: apt-get install iproute2"
+NO_CHROMIUM = f"Chromium is missing ({CHROMIUM}): apt-get install chromium"
+NO_PLAYWRIGHT = "Playwright is missing: pip install -c constraints.txt -e '.[test]'"
 # The phones' network: a /30 of 198.18.0.0/15 (set aside for network tests, RFC 2544).
 PHONE_NETWORKS = ipaddress.ip_network("198.18.0.0/15")
 
@@ -69,43 +72,20 @@ class Server:
 
 class Waitress:
     """waitress serving an app in a thread on listening sockets (one port of several
-    addresses), configured and looping as the table server does; it can stop, and start
-    again on the same port.
-
-    Its loop runs in short steps, and stops before its sockets close (closing them under
-    a running loop fails its select)."""
+    addresses), as the table server does (served.InThread); it can stop, and start again
+    on the same port."""
 
     def __init__(self, app, listening):
         self.app = app
         self.addresses = [sock.getsockname()[0] for sock in listening]
         self.port = listening[0].getsockname()[1]
-        self._run(listening)
+        self.running = InThread(app, sockets=listening)
 
     def start(self) -> None:
-        self._run(_bound(self.addresses, self.port))
-
-    def _run(self, listening) -> None:
-        self.sockets, self.stopping = Sockets(), threading.Event()
-        self.server = create_server(self.app, map=self.sockets, sockets=listening,
-                                    **waitress_options(self.app))
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        """The table server's own loop (companion/server/loop.py), a turn at a time."""
-        turns = Turns(self.sockets)
-        try:
-            while not self.stopping.is_set():
-                turns.turn(0.05)
-        finally:
-            turns.epoll.close()
+        self.running = InThread(self.app, sockets=_bound(self.addresses, self.port))
 
     def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join()
-        for channel in list(self.sockets.values()):
-            channel.close()
-        self.server.close()
+        self.running.stop()
 
 
 def _bound(addresses, port: int) -> list[socket.socket]:
@@ -164,9 +144,9 @@ def phone_net():
     ends and the namespace's loopback up. All of it is deleted at the end of the session,
     whatever the tests did."""
     if os.geteuid() != 0:
-        pytest.skip("the phones' network namespace needs root (CI runs as root)")
+        pytest.skip(NO_ROOT)
     if shutil.which("ip") is None:
-        pytest.skip("the phones' network namespace needs `ip` (apt-get install iproute2)")
+        pytest.skip(NO_IP)
     pid = os.getpid()
     namespace, outside, inside = f"templari-{pid}", f"tph{pid}", f"tpn{pid}"  # names <= 15
     try:
@@ -226,7 +206,8 @@ def server(tmp_path, phone_net):
 
     def make(port: int):
         """The app, its every answer observed."""
-        app = make_app(tmp_path / "data", lan_url=f"http://{phone_net.host_side}:{port}")
+        app = make_app(tmp_path / "data", lan_url=f"http://{phone_net.host_side}:{port}",
+                       streams=True)
 
         @app.after_request
         def observe(response):
@@ -253,8 +234,8 @@ def server(tmp_path, phone_net):
 def playwright():
     """Playwright for the whole session (one per process: both browsers share it)."""
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (CI does)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+        pytest.skip(NO_CHROMIUM)
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT)
     with sync_api.sync_playwright() as playwright:
         yield playwright
 

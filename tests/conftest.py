@@ -1,7 +1,28 @@
 """Fixtures shared across test modules. The browser tests' fixtures are session-wide (one
 Playwright, one Chromium for the host's devices and one inside the phones' network
 namespace), so they are registered once here rather than imported into each module (each
-import would make its own session fixtures, and a second Playwright)."""
+import would make its own session fixtures, and a second Playwright).
+
+Each test is marked with what it needs beyond the virtual environment, found from the
+fixtures it uses (the markers are pyproject.toml's): `-m "not browser and not postgres
+and not root"` runs the tests that need none of it."""
 from tests.browser_helpers import (browser, phone_browser, phone_net, playwright,  # noqa: F401
                                    server)
-from tests.postgres import database, module_database, postgres_server  # noqa: F401,E402
+from tests.postgres import database, postgres_server  # noqa: F401,E402
+
+# Each marker, and the fixtures whose tests it marks.
+NEEDS = {"browser": {"playwright"}, "postgres": {"postgres_server"},
+         "root": {"phone_net", "laptop", "disk"}}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark each test with what its fixtures need (PostgreSQL: also `database`'s second
+    backend)."""
+    for item in items:
+        used = set(item.fixturenames)
+        called = getattr(item, "callspec", None)
+        if called and called.params.get("database") == "postgresql":
+            used.add("postgres_server")
+        for marker, fixtures in NEEDS.items():
+            if used & fixtures:
+                item.add_marker(marker)

@@ -1,10 +1,12 @@
-"""A PostgreSQL server of the tests' own, for the store and web tests on the second
-backend: Debian's binaries (`.ci/run` installs the postgresql package), initialised in a
-temporary directory and run as the `postgres` user (PostgreSQL refuses to run as root),
-listening on a Unix socket of that directory only, never on a network address."""
+"""A PostgreSQL server of the tests' own, for the tests on the second backend (the store's
+contract, tests/test_store_contract.py; the hosted server; PostgreSQL's own tests):
+Debian's binaries (`.ci/run` installs the postgresql package), initialised in a temporary
+directory and run as the `postgres` user (PostgreSQL refuses to run as root), listening
+on a Unix socket of that directory only, never on a network address."""
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -64,7 +66,13 @@ class Server:
         return self.url
 
     def stop(self) -> None:
-        self.process.terminate()
+        """PostgreSQL's fast shutdown (the sessions still open are ended), asked of the
+        server itself: runuser, told to stop, waits 2 s before it kills it."""
+        try:
+            server = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
+            os.kill(server, signal.SIGINT)
+        except (FileNotFoundError, ProcessLookupError):
+            self.process.terminate()
         self.process.wait(30)
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -74,8 +82,9 @@ def postgres_server():
     """The tests' PostgreSQL, started once; skipped where PostgreSQL is not installed."""
     folder = binaries()
     if folder is None:
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
-    pytest.importorskip("psycopg")
+        pytest.skip("PostgreSQL is missing: apt-get install postgresql")
+    pytest.importorskip("psycopg", reason="psycopg is missing: pip install -c constraints.txt "
+                                          "-e '.[test]'")
     server = Server(folder)
     yield server
     server.stop()
@@ -85,16 +94,6 @@ def postgres_server():
 def database(request):
     """Each backend in turn: None (SQLite in the data directory), then the URL of an empty
     PostgreSQL database."""
-    return _backend(request)
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def module_database(request):
-    """`database`, for a module's tests together (an app made once for them)."""
-    return _backend(request)
-
-
-def _backend(request) -> str | None:
     if request.param == "sqlite":
         return None
     return request.getfixturevalue("postgres_server").fresh()

@@ -1,6 +1,6 @@
 """A table server on a real waitress in this process, its loop turned in a thread, and
 what the tests of its connections share: a new game's poll, a change made meanwhile, a
-screen's stream read as a browser reads it."""
+game's stream read as a browser reads it."""
 import socket
 import threading
 import time
@@ -22,28 +22,39 @@ def new_game_poll(app) -> str:
     return f"/g/{token}/live?v={store.stamp(token)}"
 
 
+class InThread:
+    """`app` served as the table server serves it (serve.create_server with its
+    waitress_options), waitress's loop turned in a thread in short steps, so that it
+    stops between two (`stop`): its streams ended, its threads and connections closed.
+    `listen`: waitress's `sockets`, or `host` and `port`."""
+
+    def __init__(self, app, **listen):
+        self.app, self.map, self.stopping = app, {}, threading.Event()
+        self.server = serve.create_server(app, map=self.map, **listen,
+                                          **serve.waitress_options(app))
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.stopping.is_set():
+            wasyncore.loop(timeout=0.05, map=self.map, count=1, use_poll=True)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+        self.app.extensions["changes"].end_all()
+        self.server.task_dispatcher.shutdown()
+        wasyncore.close_all(self.map)
+
+
 @contextmanager
-def served(app, hold: float = 0.2):
-    """`app` on the table's waitress, its loop turned in a thread: the port. A poll that
-    finds nothing new is held `hold` seconds (the table's is 20)."""
-    app.config["POLL_HOLD"] = hold
-    sockets, stop = {}, threading.Event()
-    server = serve.create_server(app, map=sockets, host="127.0.0.1", port=0,
-                                 **serve.waitress_options(app))
-
-    def loop():
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, map=sockets, count=1, use_poll=True)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
+def served(app):
+    """`app` on the table's waitress in a thread: its port, and the server."""
+    running = InThread(app, host="127.0.0.1", port=0)
     try:
-        yield server.effective_port, server
+        yield running.server.effective_port, running.server
     finally:
-        stop.set()
-        thread.join()
-        server.task_dispatcher.shutdown()
-        wasyncore.close_all(sockets)
+        running.stop()
 
 
 def until(condition, what: str) -> None:
@@ -69,8 +80,9 @@ def change_elsewhere(store, token: str, event: dict = REVEAL) -> None:
 
 
 def events_of(poll: str) -> str:
-    """A live part's stream URL: its poll's, at /live/events (static/app.js)."""
-    return poll.replace("/live?", "/live/events?")
+    """The stream URL of a live part's game, from the stamp it shows (its poll's)."""
+    path, stamp = poll.split("?v=")
+    return path.rsplit("/", 1)[0].removesuffix("/me").removesuffix("/tv") + f"/events?v={stamp}"
 
 
 class Listener:

@@ -5,7 +5,7 @@ import re
 import sys
 
 from tests.browser_helpers import (ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose,
-                                   open_page, press)
+                                   open_page, press, take_seat)
 from tests.web_helpers import FIRST_SALE, PLAYERS
 
 
@@ -212,3 +212,31 @@ def test_a_foreign_host_header_gets_400_from_the_phones_network_and_the_host(ser
         raise AssertionError("a foreign Host was answered")
     except urllib.error.HTTPError as error:
         assert error.code == 400 and "Your games" not in error.read().decode()
+
+
+def test_150_idle_connections_from_one_device_leave_the_table_usable(server, browser,
+                                                                     phone_browser, phone_net):
+    """A device on the table's Wi-Fi opens 150 connections and sends nothing (waitress
+    holds them, its threads free): the host's table still records a sale, and a seated
+    phone on the same network shows the payment without reloading (R8)."""
+    import socket
+    from playwright.sync_api import expect
+    from tests.netns import inside
+    from tests.web_helpers import GAME, new_game, play
+    port = int(server.phone_url.rsplit(":", 1)[1])
+    idle = inside(phone_net.namespace, lambda: [
+        socket.create_connection((phone_net.host_side, port), timeout=10) for _ in range(150)])
+    try:
+        token = new_game(server.app.test_client())
+        errors = []
+        phone = take_seat(phone_browser.new_context(**PHONE), server, token, "Bert", errors)
+        table = open_page(browser.new_context(**TABLE), f"{server.url}/g/{token}", errors)
+        expect(table.locator("form.action-reveal")).to_be_visible(timeout=WAIT)
+        play(server.app.test_client(), token, GAME[:2])
+        for words in FIRST_SALE:
+            expect(phone.locator(".payment")).to_contain_text(words, timeout=WAIT)
+            expect(table.locator(".payment")).to_contain_text(words, timeout=WAIT)
+        assert not errors
+    finally:
+        for connection in idle:
+            connection.close()

@@ -31,10 +31,10 @@ import pytest
 from companion.rules.record import fold_record, load_setup
 from companion.rules.replay import replay_json
 from companion.store import games
-from tests.browser_helpers import (PHONE, TABLE, WAIT, check_screen, loose, open_page,
-                                   press, take_seat)
+from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, TABLE, WAIT, check_screen, loose,
+                                   open_page, press, take_seat)
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 expect.set_options(timeout=WAIT)
 
 FIXTURES = Path(__file__).parent / "fixtures"

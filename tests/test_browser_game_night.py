@@ -4,10 +4,11 @@ import re
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, loose, open_page, press, take_seat
+from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, WAIT, check_screen, loose, open_page,
+                                   press, take_seat)
 from tests.web_helpers import GAME, act, new_game, play
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 FIVE = ("Anna", "Bert", "Claus", "Dieter", "Eva")
 LAPTOPS = [{"width": 1280, "height": 800}, {"width": 1366, "height": 768}]
 # Ten rounds of five players: each lot and who bought it (the first price they may pay).

@@ -3,10 +3,10 @@ live auction's turn comes to it, and the box fits a 360 px screen."""
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, loose, take_seat
+from tests.browser_helpers import NO_PLAYWRIGHT, PHONE, WAIT, check_screen, loose, take_seat
 from tests.web_helpers import act, new_game
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 
 
 def test_a_phone_follows_what_happens_now_in_french(server, phone_browser):

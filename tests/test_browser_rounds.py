@@ -15,13 +15,13 @@ import pytest
 
 from companion.rules.events import Bid, Pass
 from companion.store import games
-from tests.browser_helpers import (PHONE, TABLE, WAIT, check_screen, loose, open_page,
-                                   press)
+from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, TABLE, WAIT, check_screen, loose,
+                                   open_page, press)
 from tests.web_helpers import PLAYERS
 from tests.web_helpers import new_game as new_game_over_http
 from tests.web_helpers import play as play_over_http
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 expect.set_options(timeout=WAIT)
 
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.browser_helpers import (ARTIFACTS, PHONE, TABLE, WAIT, check_screen, loose, open_page,
-                                   press, take_seat)
+from tests.browser_helpers import (ARTIFACTS, NO_PLAYWRIGHT, PHONE, TABLE, WAIT, check_screen,
+                                   loose, open_page, press, take_seat)
 from tests.web_helpers import new_game, play
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 
 
 @dataclass(frozen=True)

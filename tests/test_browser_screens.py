@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_helpers import (ARTIFACTS, PHONE, WAIT, check_screen, hears_nothing, loose,
-                                   open_page, press, take_seat)
+from tests.browser_helpers import (ARTIFACTS, NO_PLAYWRIGHT, PHONE, WAIT, check_screen,
+                                   hears_nothing, loose, open_page, press, take_seat)
 from tests.test_browser_game_night import (FIVE, Taps, auction, controls, late_game,
                                           out_of_sight)
 from tests.web_helpers import act, join, new_game, phone_client, play
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 expect.set_options(timeout=WAIT)
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

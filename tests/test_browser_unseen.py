@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from tests.browser_helpers import PHONE, WAIT, check_screen, press, take_seat
+from tests.browser_helpers import NO_PLAYWRIGHT, PHONE, WAIT, check_screen, press, take_seat
 from tests.helpers import FIXTURES
 from tests.web_helpers import act, import_record
 
-expect = pytest.importorskip("playwright.sync_api").expect
+expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 
 
 def round_6(client) -> str:

@@ -567,10 +567,10 @@ def leftover(page, data) -> str:
     return " ".join(re.findall(r"\S*[^\W\d_]\S*", words))
 
 
-def test_every_page_shows_only_translated_text(tmp_path, monkeypatch, database):
+def test_every_page_shows_only_translated_text(tmp_path, monkeypatch):
     pseudo_catalog(tmp_path / "pseudo")
     monkeypatch.setattr(catalogs, "TRANSLATIONS", tmp_path / "pseudo")
-    app = make_app(tmp_path / "data", database=database)
+    app = make_app(tmp_path / "data")
     host = app.test_client()
     token = new_game(host)  # in English: family names stay plain data
     host.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr"

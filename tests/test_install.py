@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from companion.web.pages import RETRY
+from companion.web.streams import RETRY
 from tests.real_http import RealClient, started, stop
 from tests.served import Listener
 from tests.web_helpers import FIRST_SALE, GAME, body, join, new_game, play, text
@@ -89,11 +89,12 @@ def plays_a_short_game(base: str) -> None:
         page = host.get(path)
         assert page.status_code == 200 and all(words in text(page) for words in FIRST_SALE)
     address = urlsplit(base)
-    screen = Listener((address.hostname, address.port), f"/g/{token}/live/events?v=0")
+    screen = Listener((address.hostname, address.port), f"/g/{token}/events?v=0")
     assert screen.status == 200 and screen.chunk() == RETRY  # the stream, caught up at once
-    _, part = screen.event()
-    assert all(words in part for words in FIRST_SALE)
+    stamp, _ = screen.event()
     screen.close()
+    part = host.get(f"/g/{token}/live?v=0", headers={"HX-Request": "true"})
+    assert f'data-stamp="{stamp}"' in part.text and all(words in text(part) for words in FIRST_SALE)
     assert host.get("/rules").status_code == 200
     assert "Nouvelle partie" in text(RealClient(base, headers={"Accept-Language": "fr"}).get("/"))
     french = RealClient(base)

@@ -119,7 +119,7 @@ def test_a_rules_module_that_imports_the_shell_or_io_is_named(copy, line, broken
 
 @pytest.mark.parametrize("module, line, broken_import", [
     ("store/games.py", "from companion.web import create_app", "companion.web.create_app"),
-    ("store/sqlite.py", "from ..server.guard import Guard", "companion.server.guard.Guard"),
+    ("store/sqlite.py", "from ..server.network import url", "companion.server.network.url"),
     ("web/changes.py", "from companion.server import serve", "companion.server.serve"),
     ("web/render/views.py", "from companion import cli", "companion.cli"),
 ])

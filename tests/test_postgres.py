@@ -1,23 +1,19 @@
 """The games in PostgreSQL (issue 30): several server processes, or machines, share one
-database. Every store and web test also runs on it (tests/postgres.py's `database`);
-these are what only a shared database shows."""
+database. What every backend does is tests/test_store_contract.py's, on both; these are
+what only PostgreSQL shows, through the app and the server."""
 import os
 import signal
 import sys
-import threading
 
 import pytest
 
-from companion.rules.record import parse_event
 from companion.store import games, open_store
-from companion.store.sql import Conflict, StorageFault
+from companion.store.sql import StorageFault
 from tests.real_http import RealClient, started, stop
 from tests.test_storage import assert_refused, table_on
 from tests.web_helpers import FIRST_SALE, GAME, make_app, new_game, play, refuse_writes, text
 
 pytestmark = pytest.mark.usefixtures("postgres_server")
-REVEAL = parse_event({"type": "reveal", "cards": [{"family": "red", "number": 1},
-                                                  {"family": "blue", "number": 2}]})
 
 
 @pytest.fixture
@@ -35,32 +31,6 @@ def test_two_servers_on_one_database_share_the_games_and_each_change(tmp_path, u
     for app in (first, second):
         page = text(app.test_client().get(f"/g/{token}"))
         assert all(words in page for words in FIRST_SALE), page
-
-
-def test_of_two_writes_at_the_same_version_exactly_one_applies(url):
-    """Two processes record at once from the same version: the game row is locked for the
-    change, so the second is refused (Conflict) and the log has one event."""
-    stores = [open_store(None, url) for _ in range(2)]
-    token = games.create(stores[0], {"format": "templari-game/1", "edition": "en",
-                                     "players": ["A", "B", "C"],
-                                     "events": []}, games.Options())
-    game = games.load(stores[0], token)
-    results, barrier = [], threading.Barrier(2)
-
-    def write(store) -> None:
-        barrier.wait()
-        try:
-            games.append(store, game, game.version, REVEAL, "host")
-            results.append("applied")
-        except Conflict:
-            results.append("refused")
-    threads = [threading.Thread(target=write, args=(store,)) for store in stores]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(results) == ["applied", "refused"]
-    assert len(games.load(stores[1], token).state.lot) == 2
 
 
 def test_a_url_that_is_not_postgresql_or_cannot_be_reached_stops_the_start_in_one_line(url):

@@ -1,7 +1,8 @@
 """The README's set-up commands: each one line, in a virtual environment of its own making
 (so a Python that refuses pip outside one, PEP 668, runs them), with the versions tested
-(constraints.txt); the same for Windows in PowerShell; and CI runs the test command
-exactly as written there.
+(constraints.txt); the server's installs only what is missing, so that it starts again
+with no internet; the same for Windows in PowerShell; and CI runs the test command exactly
+as written there.
 
 The README is a front door of at most 150 lines: every page of docs/ is one link away from
 it, in its "Read more" list, every relative link of the README and of docs/ leads to a
@@ -10,6 +11,7 @@ there."""
 import os
 import re
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from tests.web_helpers import text
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOWS_BIN = ".\\.venv\\Scripts\\"  # where a Windows virtual environment keeps its commands
+INSTALL = "python3 -m venv .venv && .venv/bin/python -m pip install -q -c constraints.txt "
+SERVER = ".venv/bin/templari-companion"
 
 
 def commands() -> list[str]:
@@ -31,24 +35,40 @@ def commands() -> list[str]:
 
 def test_both_commands_make_and_use_a_virtual_environment_with_the_versions_tested():
     serve, test = commands()[:2]
-    for command in (serve, test):
-        assert command.startswith("python3 -m venv .venv && .venv/bin/python -m pip install "
-                                  "-q -c constraints.txt ")
-    assert serve.endswith(" . && .venv/bin/templari-companion")  # installed, not editable
-    assert test.endswith(" -e '.[test]' && .venv/bin/python -m pytest")
+    # The server's installs (not editable) only when the virtual environment has no server.
+    assert serve == f"test -x {SERVER} || {{ {INSTALL}.; }} && {SERVER}"
+    assert test == INSTALL + "-e '.[test]' && .venv/bin/python -m pytest"
     assert (ROOT / "constraints.txt").exists()
 
 
+def test_termux_runs_the_linux_command_with_python_for_python3():
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "the Linux command above with `python` for `python3`" in readme
+    assert commands()[0].count("python3") == 1  # the Python that makes the environment
+
+
+def powershell(line: str) -> str:
+    """The sh command `line` in Windows PowerShell 5.1, which has neither `&&` nor `||`:
+    each step runs if the one before succeeded (`if ($?) { ... }`); `test -x COMMAND ||
+    { ...; }` is `if (-not (Test-Path COMMAND.exe)) { ... }`, after which `$?` is the
+    install's success, or true (Test-Path's) when there was nothing to install; paths are
+    written with backslashes from the current folder."""
+    guarded = re.fullmatch(r"test -x (\S+) \|\| \{ (.+); \} && (.+)", line)
+    if guarded:
+        command, install, then = guarded.groups()
+        return (f"if (-not (Test-Path {command.replace('.venv/bin/', WINDOWS_BIN)}.exe)) "
+                f"{{ {powershell(install)} }}; if ($?) {{ {powershell(then)} }}")
+    steps = [step.strip().replace(".venv/bin/", WINDOWS_BIN) for step in line.split("&&")]
+    return "; ".join([steps[0].replace("python3", "py")]
+                     + ["if ($?) { " + step + " }" for step in steps[1:]])
+
+
 def test_the_windows_commands_are_the_same_in_powershell():
-    """Windows PowerShell 5.1 has no `&&`: each step runs if the one before succeeded
-    (`if ($?) { ... }`); paths are written with backslashes from the current folder."""
     posix, windows = commands()[:2], commands()[2:4]
     for unix, power in zip(posix, windows):
-        assert "&&" not in power and power.count("{") == power.count("}")
-        steps = [step.strip().replace(".venv/bin/", WINDOWS_BIN) for step in unix.split("&&")]
-        expected = "; ".join([steps[0].replace("python3", "py")]
-                             + ["if ($?) { " + step + " }" for step in steps[1:]])
-        assert power == expected
+        assert "&&" not in power and "||" not in power
+        assert power.count("{") == power.count("}")
+        assert power == powershell(unix)
 
 
 def test_ci_runs_the_readme_test_command_as_written():
@@ -58,27 +78,45 @@ def test_ci_runs_the_readme_test_command_as_written():
 
 
 DEBIAN_PYTHON = Path("/usr/bin/python3")  # Debian's: refuses pip outside a venv (PEP 668)
+# pip with no index, no links to wheels, no cache and no configuration file (this
+# machine's names folders of wheels): as at a table with no internet, it installs nothing.
+NO_INDEX = {"PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_EXTRA_INDEX_URL": "",
+            "PIP_FIND_LINKS": "", "PIP_NO_INDEX": "1", "PIP_NO_CACHE_DIR": "1",
+            "PIP_CONFIG_FILE": os.devnull}
 
 
-def test_the_serve_command_works_as_written_with_a_python_that_refuses_pip(tmp_path):
-    """Run in a copy of the checkout, with Debian's `python3` first on the PATH: it
-    installs (not editable) and serves, from its own folder's templates and files."""
+def fresh_clone(folder: Path) -> Path:
+    """A copy of the files a clone of this checkout would have, its changes committed:
+    those git tracks or would track (not ignored), as they are now."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    for name in listed:
+        if name and (ROOT / name).is_file():  # not a file deleted and not yet committed
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, folder / name)
+    return folder
+
+
+def test_the_serve_command_installs_once_then_starts_with_no_index_nor_cache(tmp_path):
+    """Run twice in a fresh clone, with Debian's `python3` first on the PATH: the first
+    start installs (not editable) and serves, from its own folder's templates and files;
+    the second, with pip's index and cache out of reach, serves again."""
     if not list(Path("/usr/lib").glob("python3*/EXTERNALLY-MANAGED")):
         pytest.skip("no Python marked externally managed (PEP 668) on this machine")
-    copy = tmp_path / "checkout"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "__pycache__", "*.egg-info", "build", ".hypothesis", "artifacts"))
+    clone = fresh_clone(tmp_path / "clone")
     environment = {**os.environ, "PATH": f"{DEBIAN_PYTHON.parent}:/bin"}
     environment.pop("VIRTUAL_ENV", None)
-    process, local, _ = started(["bash", "-c", commands()[0]], cwd=copy, env=environment,
-                                timeout=600)
-    try:
-        client = RealClient(local)
-        assert "New game" in text(client.get("/"))
-        assert client.get("/rules").status_code == 200
-    finally:
-        stop(process)
-    assert (copy / ".venv" / "bin" / "templari-companion").exists()
+    for start in (environment, {**environment, **NO_INDEX}):
+        process, local, _ = started(["sh", "-c", commands()[0]], cwd=clone, env=start,
+                                    timeout=600)
+        try:
+            client = RealClient(local)
+            assert "New game" in text(client.get("/"))
+            assert client.get("/rules").status_code == 200
+        finally:
+            stop(process)
+    assert (clone / SERVER).exists()
 
 
 # --- the front door and the pages behind it ----------------------------------------------

@@ -4,28 +4,20 @@ import http.client
 import io
 import json
 import os
-import re
 import socket
 import subprocess
 import sys
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from companion import cli
 from companion.rules.record import parse_event
-from companion.server import channel, network, serve, waitress_api
-from companion.server.loop import Loop
-from companion.server.drawing import AT_ONCE, Drawing
+from companion.server import network, serve
 from companion.server.network import Address
 from companion.store import games
-from companion.store.sql import SeatTaken
-from companion.web import create_app
-from companion.web.pages import STAMP_READ
-from tests.served import change_elsewhere, new_game_poll, served, until
+from companion.web import create_app, streams
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
@@ -94,7 +86,7 @@ def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_addre
     assert options["create_app"] == {"addresses": [(f"http://192.168.1.5:{port}", "Wi-Fi"),
                                                    (f"http://10.8.0.2:{port}", "VPN")],
                                      "names": [], "database": None, "proxy": None,
-                                     "hosted": False, "keep_days": 30}
+                                     "hosted": False, "keep_days": 30, "screens": 48}
 
 
 def test_the_default_port_is_free_on_stock_laptops():
@@ -259,118 +251,28 @@ def test_the_first_name_given_is_the_address_phones_are_shown(started, capsys):
             f"http://10.8.0.2:{port} (VPN).") in out
 
 
-def test_waitress_holds_many_connections_closes_idle_ones_and_bounds_uploads(started):
-    """So that no device can stall the others (bench/stall.py measures it)."""
+def test_waitress_has_a_thread_for_each_stream_and_workers_besides(started):
+    """Each screen's stream holds a thread: waitress has STREAMS_HELD of them and WORKERS
+    for the requests; tens of screens' connections; uploads bounded."""
     options = started()
-    assert options["connection_limit"] >= 4000 and options["asyncore_use_poll"]
-    assert options["cleanup_interval"] < options["channel_timeout"] <= 30
+    assert options["threads"] == streams.HELD + serve.WORKERS
+    assert options["connection_limit"] >= 200 and options["asyncore_use_poll"]
+    assert options["channel_timeout"] <= 30 and options["backlog"] >= 1024
     assert options["max_request_body_size"] == 1024 * 1024  # the app's MAX_CONTENT_LENGTH
-    assert options["threads"] == 8 and options["backlog"] >= 1024
+    assert started("--screens", "200")["threads"] == 200 + serve.WORKERS  # a club's night
 
 
 def test_a_system_that_allows_fewer_open_files_gets_fewer_connections(tmp_path, monkeypatch):
-    """With room for 600 open files only, waitress takes 500 connections, not 4,000 it
+    """With room for 300 open files only, waitress takes 200 connections, not 250 it
     could not open (each connection is a file)."""
     import resource
-    monkeypatch.setattr(resource, "getrlimit", lambda which: (600, 600))
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (300, 300))
     monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)
     app = create_app(tmp_path / "data")
     server = serve.create_server(app, map={}, host="127.0.0.1", port=0,
                                  **serve.waitress_options(app))
     try:
-        assert server.adj.connection_limit == 500
-    finally:
-        server.close()
-
-
-def test_a_poll_that_finds_nothing_new_keeps_its_connection(tmp_path):
-    """waitress closes the connection after any 204 unless told otherwise: the table's
-    server keeps it, so a phone's poll each second does not open a new one each time."""
-    app = create_app(tmp_path / "data")
-    poll = new_game_poll(app)
-    with served(app) as (port, _):
-        client = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        answers = []
-        for headers in ({}, {}, {"Connection": "close"}):
-            client.request("GET", poll, headers=headers)
-            response = client.getresponse()
-            answers.append((response.status, response.read(), response.getheader("Connection"),
-                            client.sock is not None))
-        client.close()
-    assert answers == [(204, b"", None, True), (204, b"", None, True),
-                       (204, b"", "close", False)]  # closed when the client asks
-
-
-def test_a_poll_that_finds_nothing_new_is_answered_while_every_worker_is_busy(tmp_path):
-    """The server's loop answers such a poll itself (channel.Gate), so a phone hears
-    that nothing changed however many pages are being drawn; with the same headers as
-    any answer, and the connection kept."""
-    app = create_app(tmp_path / "data")
-    threads = serve.waitress_options(app)["threads"]
-    arrived, released = threading.Semaphore(0), threading.Event()
-
-    def slow():
-        arrived.release()
-        return "slow" if released.wait(10) else "late"
-
-    app.add_url_rule("/slow", "slow", slow)
-    poll = new_game_poll(app)
-    with served(app) as (port, server):
-        busy = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(threads)]
-        for connection in busy:
-            connection.request("GET", "/slow")
-        # every worker has a page: AT_ONCE of them drawing it, the others waiting their turn
-        assert all(arrived.acquire(timeout=10) for _ in range(AT_ONCE))
-        until(lambda: server.task_dispatcher.active_count == threads, "every worker is busy")
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        answers = []
-        for _ in range(2):
-            phone.request("GET", poll)
-            response = phone.getresponse()
-            answers.append((response.status, response.read(), response.getheader("X-Frame-Options"),
-                            phone.sock is not None))
-        released.set()
-        slow_answers = [connection.getresponse().read() for connection in busy]
-        for connection in [*busy, phone]:
-            connection.close()
-    assert answers == [(204, b"", "DENY", True)] * 2
-    assert slow_answers == [b"slow"] * threads
-
-
-def test_a_form_waiting_to_continue_behind_a_quiet_poll_is_told_to(tmp_path):
-    """A client that sends a page's request, a poll that finds nothing new and a form
-    with 'Expect: 100-continue' at once hears the page, the 204, then that it may send
-    the form (HTTP/1.1's 100 Continue), as it would from waitress alone."""
-    app = create_app(tmp_path / "data")
-    poll = new_game_poll(app)
-    with served(app) as (port, _):
-        connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-        host = f"Host: 127.0.0.1:{port}\r\n"
-        connection.sendall((f"GET {poll.split('/live')[0]} HTTP/1.1\r\n{host}\r\n"
-                            f"GET {poll} HTTP/1.1\r\n{host}\r\n"
-                            f"POST /import HTTP/1.1\r\n{host}Content-Length: 10\r\n"
-                            "Expect: 100-continue\r\n\r\n").encode())
-        heard = b""
-        while heard.count(b"HTTP/1.1 ") < 3:
-            received = connection.recv(65536)
-            assert received, heard[-300:]
-            heard += received
-        connection.close()
-    assert re.findall(rb"HTTP/1\.1 (\d+)", heard) == [b"200", b"204", b"100"]
-
-
-def test_without_epoll_the_server_runs_waitress_loop_on_a_plain_socket_map(tmp_path,
-                                                                           monkeypatch):
-    """Where there is no epoll (Windows, macOS) waitress's own loop runs, and the socket
-    map notes nothing (loop.Sockets' notes are read by the server's own loop only: kept
-    otherwise, they would grow with every connection)."""
-    import select
-    monkeypatch.delattr(select, "epoll")
-    app = create_app(tmp_path / "data")
-    server = serve.create_server(app, host="127.0.0.1", port=0, **serve.waitress_options(app))
-    try:
-        assert not isinstance(server.asyncore, Loop)
-        assert type(server._map) is dict
+        assert server.adj.connection_limit == 200
     finally:
         server.close()
 
@@ -430,378 +332,3 @@ def get_when_up(port: int, path: str, tries: int = 600) -> http.client.HTTPRespo
 def children(pid: int) -> int:
     """How many child processes `pid` has."""
     return len(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
-
-
-# --- what the server uses of waitress beyond its documented API -------------------
-
-def test_this_waitress_has_every_name_the_server_uses():
-    """A new waitress that drops one fails here, naming it (waitress_api.USED)."""
-    assert waitress_api.missing() == []
-
-
-def test_a_waitress_without_a_name_used_is_told_in_one_line_and_still_serves(
-        tmp_path, monkeypatch, capsys):
-    """The server then runs waitress as documented: its own loop, its own connections.
-    (A later waitress is played by asking this one for a name it lacks.)"""
-    from waitress.channel import HTTPChannel
-    used = waitress_api.USED["waitress.channel"]["HTTPChannel"]
-    monkeypatch.setitem(waitress_api.USED["waitress.channel"], "HTTPChannel",
-                        (*used, "outbound_bytes"))
-    app = create_app(tmp_path / "data")
-    poll = new_game_poll(app)
-    with served(app) as (port, server):
-        assert not isinstance(server.asyncore, Loop)
-        assert server.channel_class is HTTPChannel
-        assert get(port, "/").status == 200 and get(port, poll).status == 204
-    lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 1 and "waitress.channel.HTTPChannel.outbound_bytes" in lines[0]
-    assert "serving with waitress's own loop" in lines[0]
-
-
-# --- a poll held until its game moves (issue 29) --------------------------------------
-
-def _poll(connection, path: str) -> tuple[int, str]:
-    connection.request("GET", path)
-    response = connection.getresponse()
-    return response.status, response.read().decode()
-
-
-@contextmanager
-def _one_poll_held(tmp_path, database):
-    """A new game on the table's server and a phone's poll of it, held (30 s): the app,
-    the port, the phone's connection, the poll's URL, and its answer when it comes."""
-    app = create_app(tmp_path / "data", database=database)
-    poll = new_game_poll(app)
-    with served(app, hold=30) as (port, _):
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        answer = []
-        waiting = threading.Thread(target=lambda: answer.append(_poll(phone, poll)))
-        waiting.start()
-        until(lambda: len(app.extensions[channel.HELD_POLLS]) == 1, "the poll is held")
-
-        def answered() -> tuple[int, str]:
-            waiting.join()
-            return answer[0]
-        yield app, port, phone, poll, answered
-        phone.close()
-
-
-def test_a_held_poll_is_answered_with_the_change_as_soon_as_it_is_made(tmp_path, database):
-    """A screen's poll that finds nothing new waits (30 s here); a sale made meanwhile
-    answers it at once with the new part, which shows the payment (R8); the same
-    connection's next poll is held again."""
-    with _one_poll_held(tmp_path, database) as (app, port, phone, poll, answered):
-        store, token = app.config["STORE"], poll.split("/")[2]
-        held = app.extensions[channel.HELD_POLLS]
-        change_elsewhere(store, token)
-        status, part = answered()
-        assert status == 200 and "red" in part  # within 10 s, not 30
-        phone.sock.sendall(f"GET /g/{token}/live?v={store.stamp(token)} HTTP/1.1\r\n"
-                           f"Host: 127.0.0.1:{port}\r\n\r\n".encode())
-        until(lambda: len(held) == 1, "the next poll is held")
-        phone.close()
-        until(lambda: len(held) == 0, "a poll whose client went is forgotten")
-
-
-def test_every_screen_of_a_game_is_answered_with_its_change_and_no_other_game_s(tmp_path):
-    """A change wakes the held polls of its game: each of its three screens shows the lot
-    (R3); another game's screen waits on."""
-    app = create_app(tmp_path / "data")
-    poll, other = new_game_poll(app), new_game_poll(app)
-    with served(app, hold=30) as (port, _):
-        held = app.extensions[channel.HELD_POLLS]
-        watching = socket.create_connection(("127.0.0.1", port))
-        watching.sendall(f"GET {other} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
-        screens = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(3)]
-        answers = []
-        waiting = [threading.Thread(target=lambda screen=screen: answers.append(
-            _poll(screen, poll))) for screen in screens]
-        for thread in waiting:
-            thread.start()
-        until(lambda: len(held) == 4, "the four polls are held")
-        change_elsewhere(app.config["STORE"], poll.split("/")[2])
-        for thread in waiting:
-            thread.join()
-        assert [(status, "red" in part) for status, part in answers] == [(200, True)] * 3
-        assert len(held) == 1  # the other game's screen
-        for connection in (*screens, watching):
-            connection.close()
-
-
-def test_a_woken_poll_is_drawn_at_the_stamp_the_watch_read_and_a_stale_one_at_the_loop_s(tmp_path, database):
-    """A held poll whose game moved is drawn at the stamp the news.Watch read, and a poll
-    that shows an old stamp at the one the loop read for it: the database is not asked
-    the game's stamp again (a café's 80 changes a second wake 480 screens)."""
-    with _one_poll_held(tmp_path, database) as (app, _, phone, poll, answered):
-        store, token = app.config["STORE"], poll.split("/")[2]
-        asked = []
-        store.stamp = lambda token: asked.append(token) or type(store).stamp(store, token)
-        change_elsewhere(store, token)
-        status, part = answered()
-        assert status == 200 and "red" in part and asked == []
-        assert _poll(phone, poll)[0] == 200 and asked == [token]  # the loop's question
-
-
-def test_a_poll_that_waited_while_its_game_moved_again_shows_the_latest_change(tmp_path):
-    """A woken poll waits for a worker (a busy café: seconds) with the stamp read when it
-    was woken; the game moves on meanwhile. It shows the latest change, from the game
-    this process kept, without reading and folding the game again (a café of 300
-    tables did that for every such poll: a fifth of its time)."""
-    app = create_app(tmp_path / "data")
-    store, kept = app.config["STORE"], app.config["GAMES"]
-    poll = new_game_poll(app)
-    token = poll.split("/")[2]
-    first = games.load(store, token)
-    kept.keep(games.append(store, first, first.version, parse_event(
-        {"type": "reveal", "cards": [{"family": "red", "number": 1},
-                                     {"family": "blue", "number": 2}]}), "host"))
-    woken_at = store.stamp(token)
-    revealed = games.load(store, token)
-    kept.keep(games.append(store, revealed, revealed.version, parse_event({"type": "free"}),
-                           "host"))
-    read = []
-    store.game = lambda token: read.append(token) or type(store).game(store, token)
-    answer = app.test_client().get(poll, headers={"HX-Request": "true"},
-                                   environ_base={STAMP_READ: woken_at})
-    assert answer.status_code == 200 and read == []
-    assert f"v={store.stamp(token)}" in answer.text  # the free lot's stamp, not the reveal's
-    assert "Round <strong>2</strong>" in answer.text
-
-
-def test_a_change_made_by_another_process_answers_a_held_poll(tmp_path, database):
-    """Another process writes to the games (a second server process, or on PostgreSQL
-    another machine's): the held poll learns of it from the database (SQLite's data
-    version, PostgreSQL's notification) and is answered."""
-    with _one_poll_held(tmp_path, database) as (_, _, _, poll, answered):
-        subprocess.run([sys.executable, "-c", (
-            "import sys; from companion.rules.record import parse_event;"
-            "from companion.store import games, open_store;"
-            "store = open_store(sys.argv[1], sys.argv[3] or None);"
-            "game = games.load(store, sys.argv[2]);"
-            "games.append(store, game, game.version, parse_event({'type': 'reveal', 'cards': "
-            "[{'family': 'red', 'number': 1}, {'family': 'blue', 'number': 2}]}), 'host')"),
-            str(tmp_path / "data"), poll.split("/")[2], database or ""], check=True)
-        status, part = answered()
-    assert status == 200 and "red" in part
-
-
-def test_a_poll_held_when_its_game_had_just_moved_is_answered_at_the_next_look(tmp_path):
-    """The race: a change committed between a poll's look at the stamp and its being held
-    is news the Watch may have had already; it reads the stamps of the games newly waited
-    on anyway."""
-    from companion.store.news import News, Watch
-    app = create_app(tmp_path / "data")
-    store, token = app.config["STORE"], new_game_poll(app).split("/")[2]
-    moved, fresh = [], set()
-    shown = {token: {store.stamp(token) - 1}}  # the stamp before a change
-
-    def waited(games):
-        asked = shown.keys() if games is None else (games | fresh) & shown.keys()
-        return {game: shown[game] for game in asked}
-
-    watch = Watch(store, waited, moved.append)
-    watch.look(News())
-    assert moved == []  # nothing committed, no game newly waited on: nothing read
-    fresh.add(token)
-    watch.look(News())
-    assert moved == [{token: store.stamp(token)}]
-
-
-def test_the_watch_hears_of_this_process_s_change_by_its_game_and_looks_at_all_at_most_every_80_ms(tmp_path):
-    """A change this process makes names its game: the Watch reads that game's stamp
-    alone, whichever thread wrote. A change it cannot name (another process's, seen in
-    SQLite's data version) has it read every game waited on, but not more often than every
-    FULL_EVERY seconds (a café of 400 tables changes 80 times a second)."""
-    from companion.store import news, sqlite
-    app = create_app(tmp_path / "data")
-    store = app.config["STORE"]
-    first, second, third = (new_game_poll(app).split("/")[2] for _ in range(3))
-    asked, now = [], [100.0]
-    shown = {token: {store.stamp(token)} for token in (first, second, third)}
-
-    def waited(games):
-        asked.append(games)
-        return {game: shown[game] for game in (shown if games is None else games & shown.keys())}
-
-    moved = []
-    watch = news.Watch(store, waited, moved.append, clock=lambda: now[0])
-    changes = store.news()
-    changes.wait(0)
-    change_elsewhere(store, first)  # (a thread of its own)
-    heard = changes.wait(0)
-    assert heard.games == {first} and not heard.anywhere  # no other process wrote
-    watch.look(heard)
-    assert asked == [{first}] and moved == [{first: store.stamp(first)}]
-    shown[first] = {store.stamp(first)}
-    elsewhere = sqlite.Store(tmp_path / "data")  # another process's connections
-    change_elsewhere(elsewhere, second)
-    heard = changes.wait(0)
-    assert heard.games == frozenset() and heard.anywhere  # the data version moved
-    watch.look(heard)
-    assert asked[1:] == [None] and moved[1:] == [{second: store.stamp(second)}]  # a full look
-    shown[second] = {store.stamp(second)}
-    change_elsewhere(elsewhere, third)
-    now[0] += news.FULL_EVERY / 2
-    watch.look(changes.wait(0))
-    assert asked[2:] == [frozenset()] and len(moved) == 2  # too soon for a full look
-    assert watch._patience() == pytest.approx(news.FULL_EVERY / 2)  # one is due
-    now[0] += news.FULL_EVERY
-    watch.look(changes.wait(0))
-    assert asked[3:] == [None] and moved[2:] == [{third: store.stamp(third)}]
-    watch.look(changes.wait(0))
-    assert asked[4:] == [frozenset()] and watch._patience() == news.WATCH_EVERY
-
-
-def test_the_watch_does_not_wait_with_a_write_that_waits_for_another_program_s_lock(tmp_path):
-    """While a write of this process waits for another program's lock (SQLite waits up to
-    30 s), the Watch still hears of this process's other news at once; the other
-    program's commit is heard once the write is through."""
-    import sqlite3
-    from companion.store.news import News
-    app = create_app(tmp_path / "data")
-    store = app.config["STORE"]
-    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
-    changes = store.news()
-    changes.wait(0)
-    holder = sqlite3.connect(store.path, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")  # another program's write, under way
-    waiting = threading.Thread(target=change_elsewhere, args=(store, first))
-    waiting.start()
-    until(store._writing.locked, "this process's write waits for the lock")
-    store._told(second)  # (as a write that went through before would have told)
-    heard = []
-    watch = threading.Thread(target=lambda: heard.append(changes.wait(0)))
-    watch.start()
-    watch.join(2)
-    try:
-        assert heard == [News(frozenset({second}))]  # at once, not after the write
-    finally:
-        holder.execute("UPDATE games SET stamp = stamp + 1 WHERE token = ?", (second,))
-        holder.execute("COMMIT")
-        holder.close()
-        waiting.join()
-    assert changes.wait(0) == News(frozenset({first}), anywhere=True)
-
-
-def test_the_watch_hears_of_another_process_s_change_though_this_one_s_writer_was_opened_again(tmp_path):
-    """A write the database refuses (a seat taken twice) closes the connection this
-    process writes on, and a new one's data version starts its count over: another
-    process's change made meanwhile is still heard."""
-    from companion.store import sqlite
-    app = create_app(tmp_path / "data")
-    store = app.config["STORE"]
-    token = new_game_poll(app).split("/")[2]
-    store.claim_seat(token, 0)
-    changes = store.news()
-    changes.wait(0)
-    change_elsewhere(sqlite.Store(tmp_path / "data"), token)
-    with pytest.raises(SeatTaken):
-        store.claim_seat(token, 0)
-    assert changes.wait(0).anywhere
-
-
-def test_the_watch_hears_of_another_process_s_change_while_this_one_writes_without_a_pause(tmp_path):
-    """While this process writes without a pause, the Watch cannot ask the connection it
-    writes on: each write reads the data version for it."""
-    from companion.store import sqlite
-    from companion.store.news import News
-    app = create_app(tmp_path / "data")
-    store = app.config["STORE"]
-    first, second = (new_game_poll(app).split("/")[2] for _ in range(2))
-    changes = store.news()
-    changes.wait(0)
-    change_elsewhere(sqlite.Store(tmp_path / "data"), first)
-    change_elsewhere(store, second)
-    with store._writing:  # (the next write under way)
-        assert changes.wait(0) == News(frozenset({second}), anywhere=True)
-
-
-def test_a_screen_that_failed_to_reach_the_server_is_answered_at_once(tmp_path):
-    """`now=1` (static/app.js sends it after a failed poll): not held, so the screen's
-    banner goes as soon as the server is back."""
-    app = create_app(tmp_path / "data")
-    poll = new_game_poll(app)
-    with served(app, hold=30) as (port, _):
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        assert _poll(phone, poll + "&now=1") == (204, "")
-        phone.close()
-
-
-def _drawing_app(seen: list, lock, release: dict):
-    """A WSGI app that notes each request going in and out, held until its method's
-    event in `release` is set (if there is one)."""
-    def app(environ, start_response):
-        with lock:
-            seen.append(("in", environ["PATH_INFO"]))
-        if environ["REQUEST_METHOD"] in release:
-            release[environ["REQUEST_METHOD"]].wait(10)
-        with lock:
-            seen.append(("out", environ["PATH_INFO"]))
-        start_response("200 OK", [])
-        return [b""]
-    return app
-
-
-def _ask(drawing, method: str, path: str) -> None:
-    list(drawing({"REQUEST_METHOD": method, "PATH_INFO": path}, lambda *_: None))
-
-
-def _turns_free(drawing) -> int:
-    """How many drawings may start now."""
-    taken = 0
-    while drawing.turns.acquire(blocking=False):
-        taken += 1
-    for _ in range(taken):
-        drawing.turns.release()
-    return taken
-
-
-def test_two_screens_are_drawn_at_once_and_an_action_does_not_wait_its_turn():
-    """drawing.Drawing: while two screens are being drawn, a third waits for one of them
-    to end, and an action is served at once (a player waits for its answer)."""
-    seen, lock, release = [], threading.Lock(), {"GET": threading.Event()}
-    drawing = Drawing(_drawing_app(seen, lock, release))
-    screens = [threading.Thread(target=_ask, args=(drawing, "GET", f"/screen{n}"))
-               for n in range(3)]
-    for screen in screens[:2]:
-        screen.start()
-    until(lambda: len(seen) == 2, "two screens are being drawn")
-    assert _turns_free(drawing) == 0
-    screens[2].start()
-    _ask(drawing, "POST", "/act")
-    assert seen[2:] == [("in", "/act"), ("out", "/act")]  # while both screens are drawn
-    release["GET"].set()
-    for screen in screens:
-        screen.join()
-    third = seen.index(("in", "/screen2"))
-    assert ("out", "/screen0") in seen[:third] or ("out", "/screen1") in seen[:third]
-
-
-def test_a_screen_is_drawn_after_the_action_in_the_app_or_after_changes_first_seconds(monkeypatch):
-    """A drawing waits for the change in the app to end (the player's answer comes first),
-    but never more than CHANGES_FIRST seconds: a change stuck on the database does not
-    freeze every screen."""
-    from companion.server import drawing as drawing_module
-    seen, lock, release = [], threading.Lock(), {"POST": threading.Event()}
-    drawing = Drawing(_drawing_app(seen, lock, release))
-    action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
-    action.start()
-    until(lambda: seen == [("in", "/act")], "the action is in the app")
-    screen = threading.Thread(target=_ask, args=(drawing, "GET", "/screen"))
-    screen.start()
-    until(lambda: _turns_free(drawing) == AT_ONCE - 1, "the screen has its turn")
-    assert seen == [("in", "/act")]  # it waits for the action
-    release["POST"].set()
-    action.join()
-    screen.join()
-    assert seen == [("in", "/act"), ("out", "/act"), ("in", "/screen"), ("out", "/screen")]
-    monkeypatch.setattr(drawing_module, "CHANGES_FIRST", 0)
-    seen.clear()
-    release["POST"].clear()
-    action = threading.Thread(target=_ask, args=(drawing, "POST", "/act"))
-    action.start()
-    until(lambda: seen == [("in", "/act")], "the action is in the app")
-    _ask(drawing, "GET", "/screen")  # at once: the action took too long
-    release["POST"].set()
-    action.join()
-    assert seen[:3] == [("in", "/act"), ("in", "/screen"), ("out", "/screen")]

@@ -43,9 +43,10 @@ def disk(tmp_path):
     mount_point.mkdir()
     mounted = shutil.which("mount") and subprocess.run(
         ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)],
-        capture_output=True, check=False)
+        capture_output=True, text=True, check=False)
     if not mounted or mounted.returncode != 0:
-        pytest.skip("mounting a tmpfs is not permitted here")
+        pytest.skip("a disk of the test's own cannot be mounted: run the tests as root "
+                    f"({mounted.stderr.strip() if mounted else 'no mount command'})")
     yield mount_point
     gc.collect()  # the test's app is gone: its connections to the disk's database close
     subprocess.run(["umount", str(mount_point)], check=True)

@@ -263,7 +263,8 @@ def files_limited_to(size: int):
     """No file of this process may grow past `size` bytes: the system refuses such a write
     (EFBIG), and SQLite reports an I/O error (SQLITE_IOERR_WRITE). Skipped where the system
     has no such limit."""
-    resource = pytest.importorskip("resource")
+    resource = pytest.importorskip("resource", reason="no limit on a file's size here (the "
+                                                     "resource module is Unix's)")
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
     try:

@@ -29,8 +29,10 @@ UNREACHABLE = "198.18.252.9"  # a name given with --name that no interface holds
 @pytest.fixture(scope="module")
 def laptop():
     """The two namespaces, named after this process; deleted at the end whatever happens."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("network namespaces need root and iproute2's `ip` (CI has both)")
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root: run the tests as root (CI does)")
+    if shutil.which("ip") is None:
+        pytest.skip("network namespaces need iproute2's `ip`: apt-get install iproute2")
     pid = os.getpid() % 100000
     names = {"laptop": f"tl-{pid}", "phone": f"tp-{pid}"}
     wifi, wifi_peer, vpn, vpn_peer = f"wlan{pid}", f"wlp{pid}p", f"tun{pid}", f"tun{pid}p"

@@ -10,7 +10,7 @@ its own player; with recording from phones off, only its own bids and drop-outs 
 own screen; a device without a seat nothing.
 """
 import tempfile
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import pytest
 
@@ -134,16 +134,16 @@ def cases():
 
 
 @pytest.fixture(scope="module")
-def app(module_database):
+def app():
     with tempfile.TemporaryDirectory() as data:
-        app = make_app(data, database=module_database)
+        app = make_app(data)
         app.extensions["grant"] = app.config["STORE"].grant("Eva's tablet")
         yield app
 
 
 def named(event) -> list[str]:
     """The players an event names, in its fields' order."""
-    return [value for value in event if isinstance(value, str)]
+    return [value for value in astuple(event) if isinstance(value, str)]
 
 
 def seated(role: str, event) -> str | None:

@@ -3,11 +3,9 @@ app.js and htmx, fits in 40 KB; the static files are compressed once and kept a 
 import gzip
 import html
 import re
-import string
 from unittest import mock
 
 import pytest
-from hypothesis import example, given, strategies as st
 
 from companion.web.render import compress
 from tests.web_helpers import GAME, join, new_game, play
@@ -38,7 +36,7 @@ def screens(host, phone, game):
 def test_a_first_load_is_at_most_40_KB_on_the_wire_and_the_same_once_unzipped(screens, screen):
     client, page = screens[screen]
     urls = first_load(client, page)
-    assert len(urls) == 4  # the page, app.css, htmx and app.js
+    assert len(urls) == 5  # the page, app.css, htmx, its sse extension and app.js
     wire = 0
     for url in urls:
         plain, zipped = client.get(url), client.get(url, headers=GZIP)
@@ -104,9 +102,9 @@ def test_a_poll_with_no_news_is_204_untouched(screens):
 
 
 def test_a_screen_kept_for_every_device_reaches_each_zipped_with_its_own_token(app, host, game):
-    """The host's table screen is kept once and compressed once (compress.Holed); two host
-    devices, each with its own session, unzip it to the same page but for their own CSRF
-    token, the one their session holds."""
+    """The host's table screen is kept once (rendered.py); two host devices, each with its
+    own session, unzip it to the same page but for their own CSRF token, the one their
+    session holds."""
     other = app.test_client()  # the server's own device too, in another browser
     pages = []
     for client in (host, other):
@@ -120,33 +118,3 @@ def test_a_screen_kept_for_every_device_reaches_each_zipped_with_its_own_token(a
         with client.session_transaction() as session:
             assert session["csrf_token"] == token
     assert pages[0].replace(*tokens[0], "T") == pages[1].replace(*tokens[1], "T")
-
-
-HOLE = "csrf-hole"
-
-
-@given(pieces=st.lists(st.text() | st.sampled_from(["\0" * 8, "a\0b", "<p>" * 20]), min_size=1,
-                       max_size=6),
-       words=st.text(alphabet=string.ascii_letters + string.digits + "-_", max_size=60))
-@example(pieces=["<p>", "\0" * 8], words="t" * 43)  # NULs, as many as a hole stands for
-def test_a_screen_with_holes_unzips_to_itself_with_any_words_in_them(pieces, words):
-    """compress.Holed: whatever the text, where the holes fall and the words put in them
-    (of the length the holes were made for, or not), the gzip is the filled text, for
-    the first two devices (zipped whole) and the next ones (the pieces deflated once)."""
-    text = HOLE.join(piece.replace(HOLE, "") for piece in pieces)
-    holed = compress.Holed(text, HOLE, 43)
-    filled = text.replace(HOLE, words).encode()
-    assert holed.filled(words) == filled
-    for _ in ("first device", "second device", "third device", "fourth device"):
-        assert gzip.decompress(holed.gzip(words)) == filled
-
-
-def test_a_screen_with_holes_is_about_as_small_as_if_zipped_whole(host, game):
-    """A piece refers back to the pieces before it: a table page with its six tokens is
-    at most a fifth larger than the same page zipped whole."""
-    page = host.get(f"/g/{game}")
-    for _ in range(2):
-        host.get(f"/g/{game}", headers=GZIP)  # the first two devices', zipped whole
-    zipped = host.get(f"/g/{game}", headers=GZIP).data
-    assert page.data.count(b'name="csrf_token"') >= 2
-    assert len(zipped) <= 1.2 * len(gzip.compress(page.data, compress.PAGE_LEVEL))

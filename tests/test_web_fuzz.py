@@ -8,6 +8,7 @@ values sent are the forms' own, numbers of every size, any text, huge strings, l
 a field sent again and again, unknown fields, and records of any shape to import. Now and
 then the CSRF token or the game version is missing or wrong.
 """
+import dataclasses
 import json
 import operator
 import re
@@ -155,12 +156,12 @@ def pages(app, moment) -> list[tuple[str, object]]:
 
 
 @pytest.fixture(scope="module")
-def app(module_database):
+def app():
     """One app for the whole module: each example makes the store anew, in memory where the
     system has a place for it (on a disk, those writes would take most of the time)."""
     memory = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=memory if memory.is_dir() else None) as data:
-        app = make_app(data, database=module_database)
+        app = make_app(data)
         # two addresses phones may use: the table screen offers the other in one tap
         app.config["PHONE_URLS"] = (("http://192.168.1.2:5000", "Wi-Fi"),
                                     ("http://10.8.0.2:5000", "VPN"))
@@ -223,7 +224,7 @@ JSON = st.recursive(
     max_leaves=12)
 CARDS = st.fixed_dictionaries({"family": mostly(st.sampled_from(DEFAULT_FAMILIES), JSON),
                                "number": mostly(st.integers(-2, 12), JSON)})
-EVENT_FIELDS = sorted({name for cls in EVENT_TYPES for name in cls._fields})
+EVENT_FIELDS = sorted({field.name for cls in EVENT_TYPES for field in dataclasses.fields(cls)})
 EVENTS = st.builds(
     lambda kind, values: {"type": kind, **values}, mostly(st.sampled_from(ACTIONS), JSON),
     st.dictionaries(st.sampled_from(EVENT_FIELDS), st.sampled_from(PLAYERS) | st.integers(

@@ -24,10 +24,10 @@ def open_link(client, key):
 
 
 @pytest.fixture
-def server(tmp_path, database):
+def server(tmp_path):
     """The server's own device with a game, and a tablet it granted host rights:
     (app, owner, tablet, token)."""
-    app = make_app(tmp_path / "data", database=database)
+    app = make_app(tmp_path / "data")
     owner, tablet = app.test_client(), phone_client(app, "192.168.1.30")
     token = new_game(owner)
     assert open_link(tablet, key_of(app)).status_code == 303
@@ -123,9 +123,9 @@ def test_revoking_one_device_leaves_the_others_granted(server):
     assert "Your games" in text(laptop.get("/"))
 
 
-def test_the_terminal_s_host_link_works_as_printed_at_start(tmp_path, database):
+def test_the_terminal_s_host_link_works_as_printed_at_start(tmp_path):
     """serve.py prints {address}/host/{app.config["HOST_KEY"]}."""
-    app = make_app(tmp_path / "data", database=database)
+    app = make_app(tmp_path / "data")
     printed = app.config["HOST_KEY"]
     tablet = phone_client(app, "192.168.1.30")
     assert "Make this device a host" in text(tablet.get(f"/host/{printed}"))

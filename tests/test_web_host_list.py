@@ -155,8 +155,8 @@ def test_the_list_shows_when_the_disk_refuses_to_keep_a_summary(app, host, game,
 
 
 def test_the_list_shows_on_a_database_that_refuses_writes(app, host, game, monkeypatch):
-    """The database itself refuses the write (SQLite's query_only, PostgreSQL's read-only
-    transactions)."""
+    """The database itself refuses the write (SQLite's query_only, as a full or read-only
+    disk would)."""
     play(host, game, GAME[:2])
     refuse_writes(monkeypatch, app.config["STORE"])
     page = host.get("/")

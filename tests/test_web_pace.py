@@ -2,7 +2,6 @@
 one a second) a device's changes are refused in words and nothing is done; the server's
 own device is never held back, and another device is not either. The count is kept in
 the database: two server processes on it count a device's changes together."""
-from companion.store import open_store
 from companion.web import create_app
 from companion.web.guards.pace import CHANGES_BURST, CHANGES_RATE, PACE
 from tests.web_helpers import (GAME, CheckedClient, copy_session, csrf_headers, join, new_game,
@@ -12,20 +11,19 @@ TOO_FAST = ("This device sends changes faster than a table plays: try again in a
             "seconds. Nothing was changed.")
 
 
-def paced_app(data_dir, database, hosted=False):
+def paced_app(data_dir, hosted=False):
     """The app as the server runs it: its pace on (the tests' make_app turns it off), with
     the burst it allows and a refill too slow to matter while a test runs (however slow the
-    machine: the refill is test_a_device_s_bucket_refills_at_its_rate's)."""
-    app = create_app(data_dir, database=database, hosted=hosted)
+    machine: the store's bucket and its refill are tests/test_store_contract.py's)."""
+    app = create_app(data_dir, hosted=hosted)
     app.config[PACE] = (CHANGES_RATE / 1000, CHANGES_BURST)
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     return app
 
 
-def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(tmp_path,
-                                                                                 database):
-    app = paced_app(tmp_path / "data", database)
+def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(tmp_path):
+    app = paced_app(tmp_path / "data")
     host = app.test_client()
     game = new_game(host)
     phone, other = phone_client(app), phone_client(app, "192.168.1.21")
@@ -42,10 +40,10 @@ def test_a_device_sending_changes_faster_than_a_table_plays_is_refused_in_words(
     play(host, game, GAME)  # 41 changes at once: the server's own device is never held back
 
 
-def test_two_server_processes_count_a_device_s_changes_together(tmp_path, database):
+def test_two_server_processes_count_a_device_s_changes_together(tmp_path):
     """Half the burst through each of two apps on one database (two processes, or two
     machines behind a load balancer): the next change is refused by either."""
-    first, second = (paced_app(tmp_path / "data", database) for _ in range(2))
+    first, second = (paced_app(tmp_path / "data") for _ in range(2))
     game = new_game(first.test_client())
     phone, phone_there = phone_client(first), phone_client(second)
     assert join(phone, game, "Anna").status_code == 303
@@ -60,19 +58,9 @@ def test_two_server_processes_count_a_device_s_changes_together(tmp_path, databa
     assert answers[1].status_code == 429 and TOO_FAST in text(answers[1])
 
 
-def test_a_device_s_bucket_refills_at_its_rate(tmp_path, database):
-    """The store's token bucket: a burst, then one a second, full again after a pause
-    (and then forgotten)."""
-    store = open_store(tmp_path / "data", database)
-    takes = [store.take("device", 1.0, 3, now) for now in (0, 0, 0, 0, 0.5, 1.0, 1.2, 2.1)]
-    assert takes == [True, True, True, False, False, True, False, True]
-    assert [store.take("device", 1.0, 3, 100) for _ in range(4)] == [True, True, True, False]
-    assert store.take("another", 1.0, 3, 100)
-
-
-def test_a_hosted_server_paces_the_loopback_too(tmp_path, database):
+def test_a_hosted_server_paces_the_loopback_too(tmp_path):
     """--hosted has no device of its own: the loopback is counted as any device is."""
-    app = paced_app(tmp_path / "data", database, hosted=True)
+    app = paced_app(tmp_path / "data", hosted=True)
     maker = app.test_client()
     game = new_game(maker)  # one change
     headers = csrf_headers(maker, f"/g/{game}")

@@ -11,13 +11,13 @@ from tests.web_helpers import (find_form, make_app, new_game, page_headers, phon
 WIFI, VPN = "http://192.168.1.20:8421", "http://10.8.0.2:8421"
 
 
-def make(data_dir, database):
-    return make_app(data_dir, WIFI, others=[(VPN, "VPN")], database=database)
+def make(data_dir):
+    return make_app(data_dir, WIFI, others=[(VPN, "VPN")])
 
 
 @pytest.fixture
-def app(tmp_path, database):
-    return make(tmp_path / "data", database)
+def app(tmp_path):
+    return make(tmp_path / "data")
 
 
 @pytest.fixture
@@ -74,11 +74,11 @@ def test_an_address_the_server_does_not_have_is_refused_in_words(app, game):
     assert shown(host, game) == WIFI
 
 
-def test_a_new_start_shows_the_first_address_again(app, game, tmp_path, database):
+def test_a_new_start_shows_the_first_address_again(app, game, tmp_path):
     """The addresses may differ at the next start (another network): the choice is the
     host's for this run of the server."""
     submit(app.test_client(), f"/g/{game}", "phone-address", address=VPN)
-    assert shown(make(tmp_path / "data", database).test_client(), game) == WIFI
+    assert shown(make(tmp_path / "data").test_client(), game) == WIFI
 
 
 def test_with_one_address_nothing_is_offered(tmp_path):

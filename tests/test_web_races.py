@@ -158,9 +158,9 @@ def check_loser(app, token, change, response):
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory, module_database):
+def app(tmp_path_factory):
     """One app for every race: each race plays on a new game of its own."""
-    return make_app(tmp_path_factory.mktemp("data"), database=module_database)
+    return make_app(tmp_path_factory.mktemp("data"))
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from tests.web_helpers import (FIRST_SALE, GAME, copy_session, join, make_app, n
                                phone_client, play, stamp, stored, text)
 
 
-def test_game_events_and_seat_survive_a_restart(tmp_path, database):
-    before_app = make_app(tmp_path / "data", database=database)
+def test_game_events_and_seat_survive_a_restart(tmp_path):
+    before_app = make_app(tmp_path / "data")
     host, phone = before_app.test_client(), phone_client(before_app)
     token = new_game(host)
     join(phone, token, "Bert")
@@ -14,7 +14,7 @@ def test_game_events_and_seat_survive_a_restart(tmp_path, database):
     old, latest = stamp(before_app, token) - 1, stamp(before_app, token)
     saved = stored(before_app, token)
 
-    app = make_app(tmp_path / "data", database=database)  # the server restarts
+    app = make_app(tmp_path / "data")  # the server restarts
     host, phone_again = app.test_client(), phone_client(app)
     copy_session(phone, phone_again)  # the phone's browser kept its cookie
     assert stored(app, token) == saved

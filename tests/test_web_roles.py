@@ -48,9 +48,9 @@ def grant_host(app, client):
 
 
 @pytest.fixture
-def table(tmp_path, database):
+def table(tmp_path):
     """An app with a game under way, and a client for each role: (app, token, clients)."""
-    app = make_app(tmp_path / "data", database=database)
+    app = make_app(tmp_path / "data")
     host = app.test_client()
     token = new_game(host)
     play(host, token, STEPS)
@@ -163,8 +163,8 @@ def test_a_renewed_host_link_stops_the_old_one(table):
 # --- live auction: bids for oneself only -------------------------------------------
 
 @pytest.fixture
-def live(tmp_path, database):
-    app = make_app(tmp_path / "data", database=database)
+def live(tmp_path):
+    app = make_app(tmp_path / "data")
     host = app.test_client()
     token = new_game(host, live="on")
     act(host, token, "reveal", "red 1", "blue 5")  # Anna's turn to bid

@@ -365,8 +365,8 @@ def test_every_response_carries_the_security_headers(app, host, phone, case):
     assert_security_headers(response)
 
 
-def test_a_server_error_page_carries_the_security_headers(tmp_path, database):
-    app = make_app(tmp_path / "data", database=database)
+def test_a_server_error_page_carries_the_security_headers(tmp_path):
+    app = make_app(tmp_path / "data")
 
     @app.get("/fail")
     def fail():

@@ -5,19 +5,12 @@ import time
 
 import pytest
 
-from tests.helpers import full_deck
-from tests.web_helpers import (GAME, alerts, csrf_headers, join, make_app, new_game,
+from tests.helpers import all_rounds_free
+from tests.web_helpers import (GAME, alerts, csrf_headers, imported, join, make_app, new_game,
                                phone_client, play, snapshot, submit, text, undo, version)
 from tests.web_helpers import app, game, host, phone  # noqa: F401 (fixtures)
 
 CLOCK = r"\d\d:\d\d"
-
-
-def all_rounds() -> list:
-    """15 lots, each going free to the start player: a finished game (R2)."""
-    deck = [str(card) for card in full_deck()]
-    return [step for index in range(0, len(deck), 2)
-            for step in (("reveal", deck[index], deck[index + 1]), ("free",))]
 
 
 def history(client, token) -> str:
@@ -81,8 +74,8 @@ def code_of(client, token) -> str:
                      client.get(f"/g/{token}").get_data(as_text=True))[1]
 
 
-def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path, database):
-    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000", database=database)
+def test_the_table_shows_the_address_in_words_and_a_short_code(tmp_path):
+    app = make_app(tmp_path / "data", lan_url="http://192.168.1.5:5000")
     host = app.test_client()
     token = new_game(host)
     page = text(host.get(f"/g/{token}"))
@@ -130,10 +123,11 @@ def test_wrong_codes_are_limited_per_device_with_a_clear_message(app, host, game
 # --- a finished game is locked ------------------------------------------------------
 
 @pytest.fixture
-def finished(host, phone, game):
-    join(phone, game, "Anna")
-    play(host, game, all_rounds())
-    return game
+def finished(host, phone):
+    """A finished game (15 lots, each going free: R2), imported; Anna's phone seated."""
+    token = imported(host, *all_rounds_free())
+    join(phone, token, "Anna")
+    return token
 
 
 def test_R2_a_finished_game_is_locked_on_every_screen(host, phone, finished):

@@ -17,6 +17,7 @@ from io import BytesIO
 import pytest
 from flask import got_request_exception
 from flask.testing import FlaskClient
+from jinja2 import BytecodeCache
 
 from companion.rules.cards import DEFAULT_FAMILIES
 from companion.rules.record import dump_record
@@ -70,16 +71,38 @@ class CheckedClient(FlaskClient):
         return response
 
 
-def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False):
+class CompiledTemplates(BytecodeCache):
+    """The templates compiled once for every app the tests make, in memory (each app's
+    Jinja compiles them anew: most of a short web test's time)."""
+
+    def __init__(self):
+        self.compiled = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+TEMPLATES = CompiledTemplates()
+
+
+def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, streams=False):
     """create_app with the checked client and a list of the exceptions it raised; phones
     are shown `lan_url`, if given, and the host is offered `others` ((url, label) each);
     the games are kept in the data directory, or the PostgreSQL `database`; `hosted`: a
-    hosted server's app (--hosted)."""
+    hosted server's app (--hosted); `streams`: whether it holds the games' streams (Flask's
+    test client reads an answer to its end, and a stream has none: it is told 204)."""
     app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others],
                      database=database, hosted=hosted)
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
     app.config[PACE] = None
+    if not streams:
+        app.extensions["changes"].held = 0
+    app.jinja_env.bytecode_cache = TEMPLATES
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
     got_request_exception.connect(
@@ -96,9 +119,10 @@ def phone_client(app, address=PHONE_ADDRESS):
 
 
 @pytest.fixture
-def app(tmp_path, database):
-    """The app on each backend in turn (tests/postgres.py)."""
-    return make_app(tmp_path / "data", database=database)
+def app(tmp_path):
+    """The app, its games in SQLite (what the web asks of the store is asked of every
+    backend by tests/test_store_contract.py)."""
+    return make_app(tmp_path / "data")
 
 
 @pytest.fixture
@@ -350,9 +374,13 @@ def refuse_writes(monkeypatch, store) -> None:
 
 
 def hand_edit(app, sql: str, *params) -> list[tuple]:
-    """Someone edits the database by hand (`?` parameters), with the server running: the
-    rows the statement gives back."""
-    store = app.config["STORE"]
+    """Someone edits the app's database by hand (`?` parameters), with the server running:
+    the rows the statement gives back."""
+    return by_hand(app.config["STORE"], sql, *params)
+
+
+def by_hand(store, sql: str, *params) -> list[tuple]:
+    """`hand_edit` of the database of `store`."""
     if hasattr(store, "path"):
         with closing(sqlite3.connect(store.path)) as db, db:
             return db.execute(sql, params).fetchall()

@@ -6,14 +6,11 @@ shown the first --name, else this machine's best address (network.py), and the h
 table screen offers the others.
 """
 import errno
-import gc
 import ipaddress
 import logging
 import os
-import select
 import signal
 import socket
-import sys
 from functools import partial
 
 import waitress
@@ -22,8 +19,8 @@ from companion.store.sql import shown
 from companion.web import create_app
 from companion.web.guards.proxy import PROXY
 from companion.web.render.qr import qr_text
-from . import network, waitress_api
-from .drawing import Drawing
+from companion.web.streams import HELD, STREAMS_HELD
+from . import network
 from .network import DEFAULT_PORT
 
 PORTS_TRIED = 10  # the default port and the next ones, when another program has it
@@ -34,10 +31,9 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (IPV6_V6ONLY, as waitress 
 # (a table's phones reconnecting at once after the Wi-Fi came back): they wait instead of
 # being refused.
 BACKLOG = 1024
+WORKERS = 8  # threads for requests, besides one per stream held
+CONNECTIONS = 250  # connections open at once (below select()'s 512 sockets, Windows')
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
-# select(), the loop where there is neither epoll nor poll (Windows), watches at most 512
-# sockets of each kind: the connections, with the listeners and waitress's trigger.
-SELECT_CONNECTIONS = 500
 _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
 _FORBIDDEN = {errno.EACCES, 10013}  # not allowed to this user (a port below 1024), or, on
 # Windows, taken for itself by another program or reserved by the system
@@ -50,12 +46,13 @@ class CannotListen(Exception):
 
 def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1,
           database: str | None = None, proxy: str | None = None, hosted: bool = False,
-          keep_days: int = 30) -> None:
+          keep_days: int = 30, screens: int = HELD) -> None:
     """Listen, print where to connect (with a QR code), then serve until stopped, in
     `processes` server processes sharing the games (in the data directory, or the
     PostgreSQL `database`) and the listening sockets, behind the reverse proxy at the
     address `proxy` if given; `hosted`: a server on the internet, with no owner (see
-    guards.roles), keeping a game `keep_days` days after its last change. `port` None: the
+    guards.roles), keeping a game `keep_days` days after its last change; each process
+    keeps `screens` screens told of their game's changes (web/streams.py). `port` None: the
     default port, or the next free one."""
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
@@ -63,7 +60,8 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
         bound = sockets[0].getsockname()[1]
         offered = offers(host, bound, names)
         make = partial(create_app, data_dir, addresses=offered, names=list(names),
-                       database=database, proxy=proxy, hosted=hosted, keep_days=keep_days)
+                       database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
+                       screens=screens)
         app = make()
         kept_in = shown(database) if database else data_dir
         if hosted:
@@ -246,7 +244,6 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
 def _child(make_app, listening: list[socket.socket]) -> None:
     """One server process: serve until stopped, then leave without running the parent's
     clean-up."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
     code = 0
     try:
         app = make_app()
@@ -260,31 +257,27 @@ def _child(make_app, listening: list[socket.socket]) -> None:
 
 
 def waitress_options(app) -> dict:
-    """How waitress serves the table, so that no device can stall the others: a phone
-    that opens connections and sends nothing, or sends a request a line every few
-    seconds, holds a connection (not a thread) until it goes quiet, and a café of them
-    fits below the connection limit."""
+    """How waitress serves a table, in its documented options: a thread for each screen's
+    stream (web/streams.py) and WORKERS more for the requests, so that open screens never
+    keep a tap waiting."""
     return dict(
-        # Every phone keeps a connection or two open to poll each second, browsers open
-        # up to 6 each, and idle or half-sent ones cost a socket only: room for a café
-        # (200 tables of 6 devices keep 1,200 open, bench/cafe.py).
-        connection_limit=4000,
-        # A connection with no request under way and nothing received for 15 s is
-        # closed: a phone polling each second never is, a silent or stopped one soon.
-        channel_timeout=15,
-        # How often the idle connections are looked for (well below channel_timeout,
-        # so one is closed between 15 and 20 s after its last byte).
-        cleanup_interval=5,
+        threads=app.config[STREAMS_HELD] + WORKERS,
+        # Each screen holds its stream and a connection or two for its requests; a
+        # device's browser opens up to 6: room for tens of screens, and two more for each
+        # stream held.
+        connection_limit=CONNECTIONS + 2 * app.config[STREAMS_HELD],
+        # A connection with no request under way and nothing received for 30 s is
+        # closed (a stream is a request under way: it stays).
+        channel_timeout=30,
+        # A connection is read on while its request runs, so that a stream whose screen
+        # went away ends at once (the app asks waitress.client_disconnected).
+        channel_request_lookahead=1,
         # The largest upload the app takes (a game record); larger ones are refused by
         # waitress before they are read into memory.
         max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
-        # Requests are parsed by waitress's event loop and only whole ones reach a
-        # thread: 8 serve a table (a poll takes about 2 ms, the slowest page 10 ms),
-        # and more would only take turns at Python's lock and SQLite's.
-        threads=8,
         backlog=BACKLOG,
-        # poll() rather than select(), which cannot watch a socket numbered above 1024
-        # and so could not hold the connection limit.
+        # poll() where the system has it (not Windows): select() cannot watch a socket
+        # numbered above 1024.
         asyncore_use_poll=True,
         # Behind a reverse proxy (--proxy), the app believes X-Forwarded-For and -Proto
         # from the proxy alone (web/guards/proxy.py): waitress, which would take them out
@@ -294,50 +287,28 @@ def waitress_options(app) -> dict:
 
 
 def waitress_serve(app, **options) -> None:
-    """Serve `app` with waitress until stopped (Ctrl+C), as `waitress.serve` does."""
+    """Serve `app` with waitress until stopped (Ctrl+C, or SIGTERM), as `waitress.serve`
+    does; the screens' streams are ended first, so that waitress's threads stop at once."""
     logging.basicConfig()  # waitress's warnings (e.g. the connection limit reached)
-    create_server(app, **options).run()
+    server = create_server(app, **options)
+    for template in app.jinja_env.list_templates():  # compiled now, not at a first change
+        app.jinja_env.get_template(template)
+
+    def stop(*_) -> None:
+        app.extensions["changes"].end_all()
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    server.run()
 
 
-def create_server(app, map=None, **options):
-    """A waitress server for `app` (arguments as `waitress.create_server` takes them, see
-    `waitress_options`), not started: `run()` serves. Its sockets are in `map`. With what
-    it uses of waitress (waitress_api.py), the server has a loop of its own (loop.py, where
-    there is epoll) and answers polls in it (channel.py); without, waitress's own. The
-    app draws AT_ONCE screens at a time (drawing.py)."""
-    gone = waitress_api.missing()
-    if gone:
-        print(waitress_api.fallback_line(gone), file=sys.stderr)
-    own_loop = hasattr(select, "epoll") and not gone
-    limit = options.get("connection_limit", 100)
-    if not own_loop and not hasattr(select, "poll"):
-        limit = min(limit, SELECT_CONNECTIONS)
-    allowed = _allow_open_files(limit + SPARE_FILES)
-    if allowed is not None and allowed - SPARE_FILES < limit:  # the system allows fewer
-        limit = max(allowed - SPARE_FILES, 1)
-    options = {**options, "connection_limit": limit}
-    if own_loop:
-        from .loop import Loop, Sockets
-        sockets = map if map is not None else Sockets()
-    else:
-        sockets = map if map is not None else {}
-    drawing = Drawing(app)
-    server = waitress.create_server(drawing, map=sockets, **options)
-    if own_loop:
-        server.asyncore = Loop()  # the loop `run()` turns: see companion/server/loop.py
-    if not gone:
-        from . import channel
-        channel.install(sockets, app, drawing.reading)
-    # What the server holds as it starts (the app, its templates, every module loaded: most
-    # of its objects) is never collected: Python's full collections, which stop every
-    # thread, then go through what the games made only (in a café of 200 tables they took
-    # 50-65 ms each, several times a minute; a poll caught behind one waited as long).
-    gc.collect()  # (what is garbage already is freed, not kept for good)
-    gc.freeze()
-    # waitress warns of every request that waits for a free worker thread: a busy moment,
-    # not a fault (the host's terminal filled with them in a café).
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    return server
+def create_server(app, **options):
+    """A waitress server for `app` (`waitress.create_server`'s arguments, see
+    `waitress_options`), not started: `run()` serves."""
+    allowed = _allow_open_files(options.get("connection_limit", 100) + SPARE_FILES)
+    if allowed is not None and allowed - SPARE_FILES < options.get("connection_limit", 100):
+        options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
+    return waitress.create_server(app, **options)
 
 
 def _allow_open_files(count: int) -> int | None:

@@ -191,7 +191,7 @@ class SQLStore:
 
     def add_host(self, token: str, device: str, label: str) -> None:
         """The device `device` hosts the game `token` too (once, whatever it asks)."""
-        with self._write() as db:
+        with self._write(token) as db:
             self._add_host(db, self._game_id(db, token), device, label)
 
     @staticmethod
@@ -203,7 +203,7 @@ class SQLStore:
         """The host `host_id` of the game `token` hosts it no more (unless it is `device`,
         the one asking), and the game's host link changes; whether there was such a host
         (if not, nothing changes)."""
-        with self._write() as db:
+        with self._write(token) as db:
             game_id = self._game_id(db, token)
             revoked = db.execute("DELETE FROM hosts WHERE id = ? AND game_id = ? AND device != ?",
                                  (host_id, game_id, device)).rowcount > 0
@@ -296,7 +296,7 @@ class SQLStore:
 
     def remove_game(self, token: str) -> None:
         """Delete a game with its events, seats, journal and hosts."""
-        with self._write() as db:
+        with self._write(token) as db:
             self._remove(db, self._game_id(db, token))
 
     def remove_idle(self, before: float) -> int:

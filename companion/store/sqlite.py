@@ -155,10 +155,10 @@ class Store(SQLStore):
         self._local = threading.local()  # each thread's connection, kept between requests
         # This process's writers take turns here rather than in SQLite's busy handler,
         # which sleeps 1, 2, 5, 10... ms between tries: a thread waiting for Python's
-        # lock in the middle of its transaction held the others that long (actions of a
-        # café of 200 tables took up to a second). Other processes' writers still wait
-        # in SQLite's. They all write on one connection, kept for the writer of the
-        # turn: its data version moves only for the other processes' commits (news).
+        # lock in the middle of its transaction held the others that long. Other
+        # processes' writers still wait in SQLite's. They all write on one connection,
+        # kept for the writer of the turn: its data version moves only for the other
+        # processes' commits (news).
         self._writing = threading.Lock()
         self._writer = SimpleNamespace(db=None, opened=0)
         self._seen = None  # the writer's data version last read: (opened, version)

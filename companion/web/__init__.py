@@ -13,14 +13,12 @@ from companion.store.cache import GameCache
 from companion.store.games import Damaged
 from companion.store.sql import StorageFault
 from companion.store import open_store
-from companion.web.guards.sessions import LazySessions
+from companion.web.guards.sessions import Sessions
 from companion.web.render.assets import assets
-from . import pages
+from . import pages, streams
 from .guards import pace, roles, security
 from .guards import proxy as proxy_guard
-from .polls import QuietPolls
 from .render import compress, drawn, i18n, rendered
-from .render.links import Linking
 from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
@@ -30,17 +28,18 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
 
 
 def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
-               hosted=False, keep_days=30) -> Flask:
+               hosted=False, keep_days=30, screens=streams.HELD) -> Flask:
     """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
     behind the reverse proxy at the address `proxy`, if given; `hosted`: a server on the
     internet (no owner, any device starts games: guards.roles), which removes the games
-    no one changed for `keep_days` days.
+    no one changed for `keep_days` days; it keeps `screens` screens told of their game's
+    changes at once (streams.py).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
     what it is: (url, label) (the first is in the QR code until the host picks another);
     `names` are host names phones may use besides this machine's addresses (--name).
     """
-    app = Linking(__name__, template_folder=str(resources("templates")),
+    app = Flask(__name__, template_folder=str(resources("templates")),
                   static_folder=str(resources("static")))
     store = open_store(data_dir, database)
     app.config.update(
@@ -59,7 +58,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
                              [*names, *phones.host_names(addresses)] if name),
     )
     phones.init(app, addresses)
-    app.session_interface = LazySessions()
+    app.session_interface = Sessions()
     app.context_processor(_page_context)
     pace.init(app)
     pages.init(app)
@@ -70,6 +69,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     compress.init(app)
     drawn.init(app)
     rendered.init(app)
+    streams.init(app, screens)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
                       settings.blueprint, display.blueprint, phones.blueprint):
         app.register_blueprint(blueprint)
@@ -79,7 +79,6 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         host.sweep(app)
     _error_pages(app)
     proxy_guard.init(app, proxy)
-    app.wsgi_app = QuietPolls(app)
     return app
 
 

@@ -1,7 +1,7 @@
 """What every game page shares: finding the game, the viewer's seat, live refresh."""
 import re
 
-from flask import Response, abort, current_app, g, request
+from flask import abort, current_app, g, request
 
 from companion.store import games
 
@@ -45,70 +45,15 @@ def changed(game: games.Game) -> games.Game:
     return game
 
 
-# Where the poll middleware (polls.QuietPolls) leaves the stamp it read, so that a poll it
-# passes on to Flask asks the database once, not three times.
-STAMP_READ = "templari.stamp"
-
-
-def shows(stamp: int, sent: str | None) -> bool:
-    """Whether a screen that sent `v=sent` shows the game at `stamp`: nothing new for it."""
-    return str(stamp) == sent
+STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
 
 
 def live_or_204(token: str, render):
     """The fresh live part of a page, or 204 with no body if the game's stamp is the one
-    the page shows (`v`): nothing about the game or its seats changed. (Most such polls
-    are answered before Flask, by polls.QuietPolls.)"""
-    stamp = request.environ.get(STAMP_READ)
-    if stamp is None:
-        stamp = store().stamp(token)
+    the page shows (`v`): nothing about the game or its seats changed."""
+    stamp = store().stamp(token)
     if stamp is None:
         abort(404)
-    if shows(stamp, request.args.get("v")):
+    if str(stamp) == request.args.get("v"):
         return "", 204
     return render(game_or_404(token, fresh=True, stamp=stamp))
-
-
-# Where the server says whether a stream of a game can be held on this request's connection
-# (a function of the game's token; absent: none can), and where the view of a stream tells
-# it which game and stamp its screen shows (server/streams.py).
-STREAMS = "templari.streams"
-STREAM = "templari.stream"
-# Where a stream's redraw asks how its screen's next parts may be taken from the kept
-# screens without asking the app (rendered.screen puts a function of the stamp there).
-KEPT = "templari.kept"
-STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
-RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again
-# a second later
-
-
-def events(token: str):
-    """A screen's stream of its live part (server-sent events, `.../live/events?v=`): the
-    server keeps the connection and sends the part anew at each change of the game, from
-    the stamp the screen shows (`v`, or the last event's id when its browser opens the
-    stream again). 204 where the server cannot hold a stream, or no more for this game
-    (or for a HEAD): the screen polls."""
-    room = request.environ.get(STREAMS)
-    if room is None or request.method != "GET" or not room(token):
-        return "", 204
-    game_or_404(token)
-    shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
-    request.environ[STREAM] = (token, int(shown) if STAMP.fullmatch(shown) else -1)
-    return Response(iter([RETRY]), mimetype="text/event-stream",  # (no length: it goes on)
-                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-
-
-def poll_drawn(app, environ: dict) -> tuple[int, bytes]:
-    """The status and body of the answer to a stream's poll (`environ`: see
-    server/streams.py), drawn by the poll's view alone, in a request of its own. The app's
-    guards passed the stream's request as it opened, and would pass its poll the same way
-    (a live part is anyone's: roles.ROUTES); an event carries no headers."""
-    with app.request_context(environ):
-        try:
-            if request.routing_exception is not None:
-                raise request.routing_exception
-            view = app.ensure_sync(app.view_functions[request.url_rule.endpoint])
-            response = app.make_response(view(**request.view_args))
-        except Exception as error:  # a 404 (the game is gone), a 503: as the app answers
-            response = app.make_response(app.handle_user_exception(error))
-        return response.status_code, response.get_data()

@@ -41,7 +41,7 @@ class Buckets:
         return len(self._buckets)
 
 
-@lru_cache(maxsize=4096)  # asked at every request: a café's devices
+@lru_cache(maxsize=4096)  # asked at every request: a busy server's devices
 def own_device(address: str) -> bool:
     """Whether `address` is the server's own device: a loopback address (the host, R12's
     host device; never limited)."""

@@ -38,17 +38,17 @@ OWNER, HOST, CREATOR, RECORDER, SEATED, ANYONE = (
 # seated phones while the game lets players record from their phones. SEATED: a phone
 # holding a seat (its own bids and drop-outs). A route missing here is the host's alone.
 ROUTES = {
-    "static": ANYONE, "assets.htmx": ANYONE, "i18n.switch": ANYONE,
+    "static": ANYONE, "i18n.switch": ANYONE,
     "host.home": ANYONE, "host.enter_code": ANYONE,
     "host.host_link": ANYONE, "host.grant": ANYONE,  # the host link's key is checked there
     "host.new_game": CREATOR, "host.import_game": CREATOR, "host.revoke": OWNER, "host.renew": OWNER,
-    "table.table": ANYONE, "table.live": ANYONE, "table.live_events": ANYONE,
+    "table.table": ANYONE, "table.live": ANYONE, "streams.events": ANYONE,
     "table.history": ANYONE,
     "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
     "table.correct": RECORDER, "table.remove": RECORDER, "table.preview": RECORDER,
     "table.bid_check": RECORDER,
-    "display.display": ANYONE, "display.live": ANYONE, "display.live_events": ANYONE,
+    "display.display": ANYONE, "display.live": ANYONE,
     "rules.rules": ANYONE,
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
     "settings.unlock": HOST, "settings.lock": HOST, "settings.delete": HOST,
@@ -58,7 +58,7 @@ ROUTES = {
     # the operator's key is checked there:
     "operator.page": ANYONE, "operator.sign_in": ANYONE, "operator.remove": ANYONE,
     "player.join": ANYONE, "player.seats": ANYONE, "player.take_seat": ANYONE, "player.free_seat": HOST,
-    "player.me": ANYONE, "player.me_live": ANYONE, "player.me_live_events": ANYONE,
+    "player.me": ANYONE, "player.me_live": ANYONE,
     "player.check": SEATED,
     "player.act": SEATED,
     "player.leave": SEATED,

@@ -11,7 +11,7 @@ from markupsafe import Markup
 CARDS_KEPT = 2048  # 60 cards a deck, a few decks and languages
 CELLS_KEPT = 4096  # each card open or not, with or without its family's symbol
 GROUPS_KEPT = 1024  # each player's hand as it grows, in each language
-PLAYERS_KEPT = 1024  # the players of a café's tables, none or one of them chosen
+PLAYERS_KEPT = 1024  # the players of a busy server's tables, none or one of them chosen
 MARKS = {0: "first", 5: "again"}  # the cells of a row of the grid that show its symbol
 
 

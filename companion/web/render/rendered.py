@@ -3,8 +3,8 @@ to every device that shows the same: the table's screens, the TV view, a seat's 
 
 What differs from one device to the next is in the key (whether it is a host device,
 which seat it holds, the language, whether htmx asked, whether it hides its money) or is put in at the last moment
-(its CSRF token: rendered as a placeholder, a hole in the kept HTML that each device's
-answer fills, see compress.Holed, which also compresses the kept HTML once). A page with a
+(its CSRF token: rendered as a placeholder in the kept HTML, replaced in each device's
+answer). A page with a
 message for one device (a refusal, a lost race) is rendered for it alone. Only the
 latest stamp of a game is kept, and at most BUDGET characters in all.
 
@@ -21,10 +21,8 @@ from functools import partial
 
 from flask import Flask, current_app, g, render_template, request
 
-from companion.web.guards.roles import device, hosted
+from companion.web.guards.roles import device
 from companion.web.guards.security import csrf_token
-from companion.web.pages import KEPT
-from .compress import Filled, Holed
 from .i18n import current_language
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
@@ -35,7 +33,7 @@ BUDGET = 4 * 1024 * 1024  # bytes of HTML kept (a screen is 5-25 thousand)
 # with room; more (a link asked for with made-up arguments) are rendered but not kept.
 SCREENS_PER_GAME = 96
 PARTS_BUDGET = 4 * 1024 * 1024  # characters of kept parts (those of earlier changes are
-# pushed out as new ones come: 100 café tables fill it, their forms two thirds of it)
+# pushed out as new ones come)
 
 
 def init(app: Flask) -> None:
@@ -49,10 +47,10 @@ class Rendered:
 
     def __init__(self, budget: int = BUDGET):
         self.budget, self.size = budget, 0
-        self._games: OrderedDict[str, tuple[int, dict[tuple, Holed | str]]] = OrderedDict()
+        self._games: OrderedDict[str, tuple[int, dict[tuple, str]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, token: str, stamp: int, key: tuple) -> Holed | str | None:
+    def get(self, token: str, stamp: int, key: tuple) -> str | None:
         with self._lock:
             kept = self._games.get(token)
             if kept is None or kept[0] != stamp:
@@ -60,30 +58,24 @@ class Rendered:
             self._games.move_to_end(token)
             return kept[1].get(key)
 
-    def put(self, token: str, stamp: int, key: tuple, html: Holed | str) -> None:
+    def put(self, token: str, stamp: int, key: tuple, html: str) -> None:
         """Keep `html` (a screen, or a part of the stamp's screens: see `kept`)."""
         with self._lock:
             kept_stamp, pages = self._games.get(token, (stamp, {}))
             if kept_stamp > stamp:
                 return  # a later change is kept already
             if kept_stamp < stamp:
-                self.size -= sum(map(_size, pages.values()))
+                self.size -= sum(map(len, pages.values()))
                 pages = {}
             if key not in pages and len(pages) >= SCREENS_PER_GAME:
                 return
-            self.size += _size(html) - (_size(pages[key]) if key in pages else 0)
+            self.size += len(html) - (len(pages[key]) if key in pages else 0)
             pages[key] = html
             self._games[token] = (stamp, pages)
             self._games.move_to_end(token)
             while self.size > self.budget and len(self._games) > 1:
                 _, (_, dropped) = self._games.popitem(last=False)
-                self.size -= sum(map(_size, dropped.values()))
-
-
-def _size(kept: Holed | str) -> int:
-    """What a screen (its bytes) or a part (its characters, most of them one byte each)
-    counts against BUDGET."""
-    return kept.size if isinstance(kept, Holed) else len(kept)
+                self.size -= sum(map(len, dropped.values()))
 
 
 def screen(game, template: str, context, **extra):
@@ -95,29 +87,10 @@ def screen(game, template: str, context, **extra):
     key = _key(here, template)
     html, token = kept.get(game.token, game.stamp, key), csrf_token()
     if html is None:
-        drawn = _for_every_device(template, game.version, **context(game),
-                                  csrf_token=PLACEHOLDER)
-        html = Holed(drawn, PLACEHOLDER, len(token))
+        html = _for_every_device(template, game.version, **context(game),
+                                 csrf_token=PLACEHOLDER)
         kept.put(game.token, game.stamp, key, html)
-    if KEPT in request.environ and _settled(here):
-        request.environ[KEPT] = partial(_kept_screen, kept, game.token, key, token)
-    return Filled(html, token)
-
-
-def _settled(here) -> bool:
-    """Whether the device's view of its game stays what it is now whatever the game's
-    changes, with the cookies it has: not a seat (the host may free it), nor a host by
-    grant (the host may revoke it), nor any device on a hosted server (one that opens the
-    game's host link becomes a host with the same cookie); the owner's device (loopback),
-    or a watcher."""
-    return here.seat is None and here.grant is None and not hosted()
-
-
-def _kept_screen(kept: Rendered, token: str, key: tuple, words: str, stamp: int):
-    """The screen of `key` at `stamp` with `words` in its holes, if one is kept (a stream's
-    redraw takes it so, without the app: see pages.KEPT), else None."""
-    html = kept.get(token, stamp, key)
-    return None if html is None else html.filled(words)
+    return html.replace(PLACEHOLDER, token)
 
 
 def _for_every_device(template: str, version: int, /, **context) -> str:

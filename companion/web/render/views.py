@@ -113,7 +113,7 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
             for seat, (name, hand) in enumerate(zip(game.setup.players, state.hands))]
 
 
-@lru_cache(maxsize=4096)  # a café's players, each drawn on every screen of its table
+@lru_cache(maxsize=4096)  # a busy server's players, each drawn on every screen of its table
 def _player_view(seat: int, name: str, families: tuple[str, ...], hand: tuple[Card, ...],
                  words, coins: int | None, excluded: bool, start: bool) -> PlayerView:
     digits = forbidden_digits(hand)
@@ -122,7 +122,7 @@ def _player_view(seat: int, name: str, families: tuple[str, ...], hand: tuple[Ca
                       excluded=excluded, start=start)
 
 
-@lru_cache(maxsize=4096)  # a café's hands
+@lru_cache(maxsize=4096)  # a busy server's hands
 def _hand_view(families: tuple[str, ...], hand: tuple[Card, ...], words) -> tuple[CardView, ...]:
     """A hand as drawn in the language of `words`: by family, then number (every screen
     draws every hand)."""
@@ -148,7 +148,7 @@ def reveal_grid(game: Game, state: GameState) -> Grid:
     return _grid(game.setup.families, unseen(state).may_turn_up, catalog())
 
 
-@lru_cache(maxsize=512)  # a café's tables before a reveal
+@lru_cache(maxsize=512)  # a busy server's tables before a reveal
 def _grid(families: tuple[str, ...], possible: frozenset[Card], words) -> Grid:
     views = _deck_views(families, words)
     return Grid(families, possible, words, tuple(
@@ -232,7 +232,7 @@ def held_cards(game: Game, state: GameState) -> Held:
     return _held(game.setup.families, game.setup.players, state.hands, catalog())
 
 
-@lru_cache(maxsize=1024)  # a café's tables
+@lru_cache(maxsize=1024)  # a busy server's tables
 def _held(families: tuple[str, ...], players: tuple[str, ...], hands, words) -> Held:
     """(The words of a list translated once, not once per card: a late round lists forty
     cards in each of four lists.)"""
@@ -449,12 +449,6 @@ def describe_event(game: Game, event, paid: bool | None = None,
     return Phrase(event.kind)
 
 
-# How often, in milliseconds, a game screen's live part asks for news (static/app.js polls,
-# and every 30 s while the page is hidden): every second while a lot is on the table (its
-# live auction included), slower between rounds, slowest once the game is over.
-POLL_LOT, POLL_BETWEEN_ROUNDS, POLL_OVER = 1000, 3000, 15000
-
-
 def guide(game: Game, seat: int | None = None) -> tuple[Phrase, ...]:
     """What happens now, for the table (no seat) or a phone, when the game's help for
     new players is on; the step just settled is told while its coins are announced."""
@@ -465,19 +459,10 @@ def guide(game: Game, seat: int | None = None) -> tuple[Phrase, ...]:
     return what_now(game.state, game.options.live_auction, seat, last)
 
 
-def poll_interval(game: Game) -> int:
-    """How often a screen showing `game` polls now (ms). A live auction only runs while
-    its lot is on the table, so the lot alone tells when a bid can come at any moment."""
-    state = game.state
-    if state.finished:
-        return POLL_OVER
-    return POLL_LOT if state.lot else POLL_BETWEEN_ROUNDS
-
-
 def status(game: Game) -> dict:
-    """What the status bar of every game screen shows, and how often its live part polls."""
+    """What the status bar of every game screen shows."""
     payment = last_payment(game)
-    return dict(game=game, state=game.state, payment=payment, poll=poll_interval(game),
+    return dict(game=game, state=game.state, payment=payment,
                 earlier=earlier_payment(game, payment),
                 lot=[card_view(game, card) for card in game.state.lot],
                 families=_legend(game.setup.families, catalog()))

@@ -2,7 +2,7 @@
 in the middle of the table, in type readable from across the room; no forms."""
 from flask import Blueprint
 
-from companion.web.pages import events, game_or_404, live_or_204
+from companion.web.pages import game_or_404, live_or_204
 from companion.web.render import views
 from companion.web.render.rendered import screen
 from .phones import joining
@@ -18,11 +18,6 @@ def display(token):
 @blueprint.get("/g/<token>/tv/live")
 def live(token):
     return live_or_204(token, lambda game: screen(game, "_display_live.html", _context))
-
-
-@blueprint.get("/g/<token>/tv/live/events")
-def live_events(token):
-    return events(token)
 
 
 def _context(game) -> dict:

@@ -10,16 +10,13 @@ from the punctuation after it (`unbreakable`, also over the rules page's own lin
 """
 import re
 
-from flask import Blueprint, current_app, g, render_template, request, url_for
+from flask import Blueprint, g, render_template, request, url_for
 from jinja2 import pass_context
 from markupsafe import Markup, escape
 
 from companion.rules.setup import EDITIONS
 from companion.store.games import Game
-from companion.web.guards.security import csrf_token
-from companion.web.render.compress import Filled, Holed
-from companion.web.render.i18n import current_language, say, say_sentence
-from companion.web.render.rendered import PLACEHOLDER
+from companion.web.render.i18n import say, say_sentence
 
 blueprint = Blueprint("rules", __name__)
 
@@ -37,14 +34,8 @@ _LINKED = re.compile(rf"\({_LINKED_RULE}(?:(?:/|,\s*){_LINKED_RULE})*\)"
 def rules():
     """The rules page; `?edition=en|fr` highlights that edition's rules."""
     edition = _edition(request.args.get("edition"))
-    kept = current_app.extensions.setdefault("rules_pages", {})
-    key = (current_language(), edition)
-    token = csrf_token()
-    if key not in kept:
-        kept[key] = Holed(render_template("rules.html", edition=edition, csrf_token=PLACEHOLDER,
-                                          here=url_for("rules.rules", edition=edition)),
-                          PLACEHOLDER, len(token))
-    return Filled(kept[key], token)
+    return render_template("rules.html", edition=edition,
+                           here=url_for("rules.rules", edition=edition))
 
 
 def _edition(value) -> str | None:

@@ -1,0 +1,168 @@
+"""A game's stream: its screens told of each change as it happens (server-sent events).
+
+A screen's page opens `GET /g/<token>/events` with htmx's sse extension, and its live part
+asks for itself anew (`hx-trigger="sse:change"`) at each `change` event, whose data is the
+game's new stamp: the part is drawn by its own route, for its own device, as any request.
+The stream says nothing but stamps, so it is anyone's who may see the game.
+
+Each stream holds a server thread while it is open (waitress gives each request one), so
+a process holds at most STREAMS_HELD (the server starts that many threads more than it
+needs for requests); past that, a stream is refused and its screen polls (every 30 s,
+htmx's `every` trigger) until htmx's extension tries again. A Watch of the store
+(store/news.py) hears of every change, whichever process made it, and wakes the streams
+of its game. A stream whose screen went away ends within LOOK seconds (waitress, reading
+on while a request runs, tells: `channel_request_lookahead`); a quiet stream gets a
+comment every BEAT seconds, so that no network box drops its connection as idle; a stream
+ends after MAX_AGE seconds, and its browser opens it again a second later, from the last
+stamp it heard.
+"""
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+
+from flask import Blueprint, Response, current_app, request
+
+from companion.store.news import Watch
+from .pages import STAMP, game_or_404
+
+STREAMS_HELD = "STREAMS_HELD"  # the app's setting: streams a process holds at once
+HELD = 48  # its default: a table's screens are a dozen, a club's few tables several dozen
+BEAT = 15.0  # seconds between two comments on a quiet stream
+LOOK = 1.0  # seconds between two looks at whether the screen went away (waitress tells)
+MAX_AGE = 600.0  # seconds a stream lasts
+RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again a
+# second later
+
+blueprint = Blueprint("streams", __name__)
+
+
+@blueprint.get("/g/<token>/events")
+def events(token):
+    """The game's stream, from the stamp the screen shows (`v`, or the last event's id when
+    its browser opens the stream again): a `change` at once if the game moved since. 204
+    where this process holds no more streams (the screen polls), and to a HEAD."""
+    game = game_or_404(token)
+    current_app.config["STORE"].close()  # (this thread's connection: a stream needs none)
+    changes = current_app.extensions["changes"]
+    generation = changes.take_room() if request.method == "GET" else None
+    if generation is None:
+        return "", 204
+    shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
+    gone = request.environ.get("waitress.client_disconnected", lambda: False)
+    stream = _stream(changes, generation, token, game.stamp,
+                     int(shown) if STAMP.fullmatch(shown) else -1, gone)
+    response = Response(stream, mimetype="text/event-stream",  # (no length: it goes on)
+                        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    response.call_on_close(changes.give_room)  # (whether its first event was sent or not)
+    return response
+
+
+def _stream(changes: "Changes", generation: int, token: str, stamp: int, shown: int, gone):
+    """The events of the game `token`, found at `stamp`, for a screen showing `shown`,
+    until the screen is `gone()` or the streams of `generation` are ended."""
+    yield RETRY
+    ends = time.monotonic() + MAX_AGE
+    beat = time.monotonic() + BEAT
+    with changes.following(token, stamp):
+        while stamp is not None:
+            if stamp != shown:
+                yield b"event: change\nid: %d\ndata: %d\n\n" % (stamp, stamp)
+                shown = stamp
+            now = time.monotonic()
+            if now >= ends or gone():
+                return
+            if now >= beat:
+                yield b": beat\n\n"
+                beat = now + BEAT
+            stamp = changes.after(token, shown, min(LOOK, beat - now, ends - now),
+                                  generation)
+
+
+class Changes:
+    """The stamps of the games this process's streams follow, kept by a Watch of the store
+    (started with the first stream); each stream waits for its game's to move."""
+
+    def __init__(self, store, held: int):
+        self.store, self.held, self.open = store, held, 0
+        self.generation = 0  # moves when every stream open is ended (end_all)
+        self._lock = threading.Lock()
+        self._moved: dict[str, threading.Condition] = {}
+        self._stamps: dict[str, int | None] = {}
+        self._followers: Counter[str] = Counter()
+        self._fresh: set[str] = set()
+        self._watch = None
+
+    def take_room(self) -> int | None:
+        """One more stream open, if this process holds fewer than `held`: its generation
+        (see end_all); None if not."""
+        with self._lock:
+            if self.open >= self.held:
+                return None
+            self.open += 1
+            if self._watch is None:
+                self._watch = Watch(self.store, self._waited, self._heard)
+                self._watch.start()
+            return self.generation
+
+    def give_room(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+    @contextmanager
+    def following(self, token: str, stamp: int):
+        """While in it, the game `token` (found at `stamp`) is watched for its changes."""
+        with self._lock:
+            if not self._followers[token]:
+                self._moved[token] = threading.Condition(self._lock)
+                self._fresh.add(token)
+            elif self._stamps[token] is not None:  # (stamps only grow)
+                stamp = max(stamp, self._stamps[token])
+            self._stamps[token] = stamp
+            self._followers[token] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._followers[token] -= 1
+                if not self._followers[token]:
+                    del self._followers[token], self._stamps[token], self._moved[token]
+                    self._fresh.discard(token)
+
+    def after(self, token: str, shown: int, timeout: float, generation: int) -> int | None:
+        """The game's stamp once it is not `shown`, or after `timeout` seconds (None: the
+        game is gone, or the streams of `generation` were ended)."""
+        with self._lock:
+            self._moved[token].wait_for(
+                lambda: self._stamps[token] != shown or self.generation != generation, timeout)
+            return self._stamps[token] if self.generation == generation else None
+
+    def end_all(self) -> None:
+        """End every stream open (the server stops): their threads are free at once."""
+        with self._lock:
+            self.generation += 1
+            for moved in self._moved.values():
+                moved.notify_all()
+
+    def _waited(self, games=None) -> dict[str, set]:
+        """For the Watch: the stamps known of the games followed, of `games` (every one if
+        None) and those newly followed."""
+        with self._lock:
+            fresh, self._fresh = self._fresh, set()
+            asked = self._stamps.keys() if games is None else (fresh | games) & self._stamps.keys()
+            return {token: {self._stamps[token]} for token in asked}
+
+    def _heard(self, moved: dict) -> None:
+        """For the Watch: these games moved, to these stamps (None: removed)."""
+        with self._lock:
+            for token, stamp in moved.items():
+                if token in self._stamps:
+                    self._stamps[token] = stamp
+                    self._moved[token].notify_all()
+
+
+def init(app, held: int) -> None:
+    """The app's streams, at most `held` at once (its STREAMS_HELD)."""
+    app.config[STREAMS_HELD] = held
+    app.extensions["changes"] = Changes(app.config["STORE"], app.config[STREAMS_HELD])
+    app.register_blueprint(blueprint)
