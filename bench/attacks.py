@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/attacks.py: bench is a package
 
 from bench import serving  # noqa: E402
-from bench.devices import Device, take_seat  # noqa: E402
-from bench.faults import expect, forms  # noqa: E402
+from bench.devices import Device, reveal_or_undo, take_seat  # noqa: E402
+from bench.faults import expect  # noqa: E402
 
 GOAL_MS = 200.0
 SUBNETS = ("198.18.200.0/30", "198.18.201.0/30")  # the attacker's pair, the player's
@@ -107,16 +107,8 @@ async def play(host: str, port: int, token: str, seat: int, seconds: float) -> d
 
 
 async def act(phone: Device, token: str, timings: dict) -> None:
-    """A reveal (red 0, yellow 5), or its undo once revealed, through the table page's
-    forms: the post alone is timed."""
-    page = expect(await phone.request("GET", f"/g/{token}"), 200, "the table page")
-    found = {kind: form for form in forms(page.body) for kind in form.classes}
-    reveal = "action-reveal" in found
-    form = found["action-reveal" if reveal else "undo"]
-    fields = {**form.fields, "cards": ["0:0", "1:5"]} if reveal else form.fields
-    sent = time.monotonic()
-    expect(await phone.request("POST", form.action, fields), 303, "a reveal or an undo")
-    timings["action"].append((time.monotonic() - sent) * 1000)
+    """A reveal or its undo (devices.reveal_or_undo): the post alone is timed."""
+    timings["action"].append(await reveal_or_undo(phone, token))
 
 
 # --- the attacker ---------------------------------------------------------------------

@@ -1,102 +1,74 @@
-"""A hosted stack on this machine, as several machines would run it: one PostgreSQL (the
-tests' own, tests/postgres.py: Debian's package, as the postgres user, on a Unix socket of
-a temporary folder), PROCESSES table servers on it (`templari-companion --database URL
---proxy 127.0.0.1`, each a process of its own on a port of its own, as if on a machine of
-its own), and haproxy (Debian's package: apt-get install haproxy) in front of them on one
-port of 127.0.0.1, passing each device's address in X-Forwarded-For, checking the servers
-every 0.5 s and sending nothing to one that stopped answering (3 checks in a row); a
-request whose server closed the connection without an answer (a server killed) is sent
-again to another (a form sent twice counts at most once: it carries the game's version
-it was made from).
+"""The parts of a hosted stack on this machine, as several machines would run them: one
+PostgreSQL (the tests' own, tests/postgres.py: Debian's package, as the postgres user, on
+a Unix socket of a temporary folder) and haproxy (Debian's package: apt-get install
+haproxy) on one port of 127.0.0.1, in front of table servers on ports of 127.0.0.1 (each
+as if on a machine of its own), passing each device's address in X-Forwarded-For,
+checking the servers every 0.5 s and sending nothing to one that stopped answering (3
+checks in a row); a request whose server closed the connection without an answer (a
+server process killed) is sent again (a form sent twice counts at most once: it carries
+the game's version it was made from).
 
-bench/cafe.py --balanced PROCESSES plays its café against it and kills one table server
-(SIGKILL) in the middle of the measured seconds."""
-import os
+bench/hosted.py starts the table servers between the two and plays tables against them."""
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import tempfile
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
-from tests.postgres import Server as PostgreSQL, binaries
-from tests.real_http import started, stop
+from tests.postgres import Server as PostgreSQL
+from tests.postgres import binaries
 
 # Connections haproxy takes at once: two file descriptors each (the device's, the server's)
 # within the 20,000 a process may open here.
 MAX_CONNECTIONS = 9000
 CHECK_EVERY_MS = 500  # how often haproxy asks each table server whether it answers
-# The screens' polls are held up to 20 s, their answers awaited 45 s (static/app.js).
+# A screen's stream is quiet between changes but for a comment every 15 s
+# (companion/web/streams.py): a minute of silence is a connection gone.
 TIMEOUTS = {"connect": "5s", "client": "60s", "server": "60s", "http-keep-alive": "60s",
             "http-request": "10s", "queue": "30s"}
-
-
-@dataclass
-class Stack:
-    """The running stack: haproxy's port, the database's URL, each table server's process
-    (a killed one stays in the list), and haproxy's and PostgreSQL's processes."""
-
-    port: int
-    database: str
-    servers: list[subprocess.Popen]
-    others: list[int]
-
-    def roots(self) -> dict[int, str]:
-        """The processes whose CPU and memory are the stack's (with all they started), and
-        what each is."""
-        return {**{server.pid: "table servers" for server in self.servers},
-                self.others[0]: "haproxy", self.others[1]: "PostgreSQL"}
-
-    def kill_one(self) -> int:
-        """Kill the first table server outright, as a machine that fails: its pid."""
-        victim = self.servers[0]
-        os.killpg(victim.pid, signal.SIGKILL)
-        return victim.pid
+STARTS_WITHIN = 60.0  # seconds PostgreSQL may take to start again
 
 
 @contextmanager
-def stack(processes: int):
-    """PostgreSQL, `processes` table servers on it, haproxy in front: the Stack, stopped
-    on leaving whatever happens."""
-    if shutil.which("haproxy") is None:
-        raise SystemExit("needs haproxy (apt-get install haproxy)")
-    with ExitStack() as cleanup, tempfile.TemporaryDirectory() as folder:
-        url = cleanup.enter_context(postgresql())
-        servers = []
-        for number in range(processes):
-            process, local, _ = started(
-                [sys.executable, "-m", "companion.cli", "--database", url, "--host",
-                 "127.0.0.1", "--port", "0", "--proxy", "127.0.0.1"], cwd=folder)
-            cleanup.callback(_stopped, process)
-            servers.append((process, int(local.rsplit(":", 1)[1])))
-        port = _free_port()
-        config = Path(folder) / "haproxy.cfg"
-        config.write_text(haproxy_config(port, [port for _, port in servers]))
-        balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        cleanup.callback(_stopped_balancer, balancer)
-        _wait_for(port, balancer)
-        yield Stack(port, url, [process for process, _ in servers],
-                    [balancer.pid, _postmaster(url)])
-
-
-@contextmanager
-def postgresql():
-    """A PostgreSQL of the benchmark's own (the tests'), its database empty: its URL;
-    stopped on leaving."""
+def postgresql(connections: int | None = None):
+    """A PostgreSQL of the benchmark's own (the tests'), its database empty, taking
+    `connections` connections at once if given (else the tests' number): its URL; stopped
+    on leaving."""
     if binaries() is None:
         raise SystemExit("needs postgresql (apt-get install postgresql)")
     database = PostgreSQL(binaries())
     try:
+        if connections is not None:
+            _allow(database, connections)
         yield database.fresh()
     finally:
         database.stop()
 
 
-def _postmaster(url: str) -> int:
+def _allow(database: PostgreSQL, connections: int) -> None:
+    """Let `database` take `connections` at once: started again with its command but for
+    max_connections (read at start only)."""
+    import psycopg
+    database.process.terminate()
+    database.process.wait(30)
+    command = [f"max_connections={connections}" if str(part).startswith("max_connections=")
+               else part for part in database.process.args]
+    database.process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + STARTS_WITHIN
+    while True:
+        try:
+            psycopg.connect(database.url).close()
+            return
+        except psycopg.OperationalError:
+            if database.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("PostgreSQL did not start again") from None
+            time.sleep(0.1)
+
+
+def postmaster(url: str) -> int:
     """The pid of the PostgreSQL server at `url` (its own word for it)."""
     import psycopg
     with psycopg.connect(url) as db:
@@ -104,17 +76,42 @@ def _postmaster(url: str) -> int:
     return int(Path(directory, "postmaster.pid").read_text().split()[0])
 
 
+@contextmanager
+def haproxy(servers: list[int]):
+    """haproxy in front of the table servers on `servers` (ports of 127.0.0.1): (its port,
+    its pid); stopped on leaving."""
+    if shutil.which("haproxy") is None:
+        raise SystemExit("needs haproxy (apt-get install haproxy)")
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "haproxy.cfg"
+        config.write_text(haproxy_config(port, servers))
+        balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_for(port, balancer, "haproxy")
+            yield port, balancer.pid
+        finally:
+            balancer.terminate()
+            balancer.wait(10)
+
+
 def haproxy_config(port: int, servers: list[int]) -> str:
     """haproxy's configuration: HTTP on `port` of 127.0.0.1, round robin over the table
     servers on `servers` (ports of 127.0.0.1), each checked by asking for a static file:
     three checks unanswered (within 5 s each) and no request goes to it until it answers
-    two; a request it refused the connection of goes to another."""
+    two; a request whose connection failed, or whose server closed it with no answer, is
+    sent again (to another server where there is one). Each piece of an answer is passed on
+    at once (http-no-delay): else haproxy holds a stream's events, a few bytes each, up to
+    200 ms, waiting for more."""
     timeouts = "".join(f"    timeout {name} {value}\n" for name, value in TIMEOUTS.items())
     backends = "".join(f"    server table{number} 127.0.0.1:{server} check inter "
                        f"{CHECK_EVERY_MS} fall 3 rise 2\n"
                        for number, server in enumerate(servers))
     return (f"global\n    maxconn {MAX_CONNECTIONS}\n\ndefaults\n    mode http\n"
-            f"{timeouts}    option forwardfor\n    option redispatch\n    retries 3\n"
+            f"    maxconn {MAX_CONNECTIONS}\n"
+            f"{timeouts}    option forwardfor\n    option http-no-delay\n"
+            f"    option redispatch\n    retries 3\n"
             f"    retry-on conn-failure empty-response\n\n"
             f"frontend tables\n    bind 127.0.0.1:{port}\n    default_backend servers\n\n"
             f"backend servers\n    balance roundrobin\n    option httpchk\n"
@@ -123,32 +120,26 @@ def haproxy_config(port: int, servers: list[int]) -> str:
             f"    http-check expect status 200\n{backends}")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _wait_for(port: int, balancer: subprocess.Popen) -> None:
-    """Until haproxy accepts connections on `port` (it says why if it stopped)."""
-    for _ in range(200):
-        if balancer.poll() is not None:
-            raise SystemExit("haproxy stopped: " + balancer.stderr.read().decode())
+def wait_for(port: int, process: subprocess.Popen, what: str, within: float = 60.0) -> None:
+    """Until `process` accepts connections on `port` of 127.0.0.1 (exits saying so if it
+    stopped, or took longer than `within` seconds)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            said = process.stderr.read().decode() if process.stderr else ""
+            raise SystemExit(f"{what} stopped: {said}".strip())
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return
         try:
-            balancer.wait(0.05)
+            process.wait(0.05)
         except subprocess.TimeoutExpired:
             pass
-    raise SystemExit(f"haproxy did not listen on port {port}")
+    raise SystemExit(f"{what} did not listen on port {port}")
 
-
-def _stopped(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        stop(process)
-
-
-def _stopped_balancer(balancer: subprocess.Popen) -> None:
-    balancer.terminate()
-    balancer.wait(10)

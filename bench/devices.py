@@ -7,6 +7,7 @@ import gzip
 import html
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -16,7 +17,7 @@ HOST = "127.0.0.1"
 TIMEOUT = 10.0  # seconds: any one request
 # What every request of a browser says besides its cookies: it takes compressed answers.
 BROWSER = {"Accept-Encoding": "gzip"}
-HTMX = {"HX-Request": "true"}  # what htmx adds to its requests (polls, forms posted)
+HTMX = {"HX-Request": "true"}  # what htmx adds to its requests (live parts, forms posted)
 LIVE_TAG = re.compile(r'<[a-z]+\s[^>]*\bid="live"[^>]*>')
 ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 
@@ -31,33 +32,24 @@ class _Closed(ConnectionError):
 
 @dataclass(frozen=True)
 class Live:
-    """The live part of a page: the URL it polls, and how often (seconds), if it says."""
+    """The live part of a page: the URL it asks for itself at (its hx-get), and the game's
+    stamp it shows (its data-stamp)."""
 
     url: str
-    every: float | None
+    stamp: int
 
 
 def live(page: str) -> Live:
-    """The live part of a page or fragment: the hx-get of the element with id="live",
-    and its data-poll (milliseconds) if present."""
+    """The live part of a page or fragment: the element with id="live"."""
     tag = LIVE_TAG.search(page)
     if tag is None:
         raise ValueError('the page has no element with id="live"')
     attributes = {name: html.unescape(value) for name, value in ATTRIBUTE.findall(tag.group())}
-    every = attributes.get("data-poll")
-    return Live(attributes["hx-get"], int(every) / 1000 if every else None)
-
-
-def at_once(url: str) -> str:
-    """A live URL asked to be answered at once (`now=1`, as static/app.js asks after a
-    failure), not held until its game moves."""
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + [("now", "1")]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return Live(attributes["hx-get"], int(attributes["data-stamp"]))
 
 
 def stale(url: str) -> str:
-    """A live URL as a page shown before any change would poll it: its v set to 0."""
+    """A live URL as a page shown before any change would ask for it: its v set to 0."""
     parts = urlsplit(url)
     query = [(name, "0" if name == "v" else value)
              for name, value in parse_qsl(parts.query, keep_blank_values=True)]
@@ -214,3 +206,16 @@ async def take_seat(phone: Device, token: str, seat: int, timeout: float = TIMEO
     expect(taken, 303, "taking a seat")
     mine = await phone.request("GET", f"/g/{token}/me", timeout=timeout)
     return expect(mine, 200, "the phone's page").body
+
+
+async def reveal_or_undo(device: "Device", token: str) -> float:
+    """A reveal (red 0, yellow 5), or its undo once revealed, through the table page's
+    forms: ms its POST took."""
+    page = expect(await device.request("GET", f"/g/{token}"), 200, "the table page")
+    found = {kind: form for form in forms(page.body) for kind in form.classes}
+    reveal = "action-reveal" in found
+    form = found["action-reveal" if reveal else "undo"]
+    fields = {**form.fields, "cards": ["0:0", "1:5"]} if reveal else form.fields
+    sent = time.monotonic()
+    expect(await device.request("POST", form.action, fields), 303, "a reveal or an undo")
+    return (time.monotonic() - sent) * 1000

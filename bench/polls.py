@@ -6,24 +6,30 @@ Starts two servers, each in a process of its own on 127.0.0.1 with the table's w
 configuration (bench/serving.py): a bare Flask app whose only route answers an empty 204,
 and the table's app on a temporary data directory with the finished 15-round game of
 tests/fixtures/full-game-3.json, where a phone takes a seat through the join form. Reads
-the live URLs from the table page and the phone's page (the hx-get of id="live") and
-checks what each path answers: the polls 204 with `now=1` (answered at once, as where the
-server cannot hold a poll, or after a screen's failure: a poll as it is would be held 20 s)
-and 200 with their v set to 0 (a page shown before a change), the pages 200. Then loads each path with wrk for
-SECONDS, each run right after one on the bare 204, ROUNDS times. Every request carries
-what a browser's would: its device's session cookie, Accept-Encoding: gzip, and
-HX-Request on the polls. Prints the median requests/s of each path and the median of
-its ratios to the bare run just before it, e.g.
+the live parts' URLs from the table page and the phone's page (the hx-get of id="live",
+which carries the stamp the page shows) and checks what each path answers: a live part
+asked for at the stamp shown 204 (nothing new: what a screen's every-30-s poll and a
+screen coming back into view mostly get), and 200 with its v set to 0 (the part after a
+change, as every screen asks for it when its stream tells a change); the pages 200. Then
+loads each path with wrk for SECONDS, each run right after one on the bare 204, ROUNDS
+times. Every request carries what a browser's would: its device's session cookie,
+Accept-Encoding: gzip, and HX-Request on the live parts. Prints the machine's speed, the
+median requests/s of each path and the median of its ratios to the bare run just before
+it:
 
-    load average before: 0.41 0.63 0.80
-    bare 204: 2850 req/s (wrk -t2 -c16 -d5s, median of 21 runs)
-    no-news poll (204): 2450 req/s, 0.86x bare 204
-    poll after a change (200): 900 req/s, 0.32x bare 204
-    ...
-    load average after: 1.95 1.20 0.98
+    machine: sum(range(1000)) in S µs; load average before: L1 L5 L15
+    bare 204: N req/s (wrk -t2 -c16 -d5s, median of 21 runs)
+    live part, nothing new (204): N req/s, R x bare 204
+    live part after a change (200): N req/s, R x bare 204
+    table page: ...
+    phone page: ...
+    phone's live part, nothing new (204): ...
+    phone's live part after a change (200): ...
+    score page: ...
+    load average after: L1 L5 L15
 
 The ratios, not the rates, carry from one machine (or one moment of a shared one) to
-another. Traffic goes to 127.0.0.1 only; a run takes about 14 × ROUNDS × SECONDS.
+another. Traffic goes to 127.0.0.1 only; a run takes about 14 x ROUNDS x SECONDS.
 """
 import argparse
 import asyncio
@@ -37,9 +43,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/polls.py: bench is a package
 
-from bench import serving
-from bench.devices import BROWSER, HTMX, Device, at_once, live, stale, take_seat
-from bench.faults import expect
+from bench import serving  # noqa: E402
+from bench.devices import BROWSER, HTMX, Device, live, stale, take_seat  # noqa: E402
+from bench.faults import expect  # noqa: E402
 
 RECORD = ROOT / "tests" / "fixtures" / "full-game-3.json"
 BARE = "bare 204"
@@ -47,22 +53,21 @@ BARE = "bare 204"
 
 async def _paths(port: int, token: str) -> dict[str, tuple[str, dict]]:
     """Each path to time on the table's server, by label, with the headers its device
-    sends (its cookie); each checked first, the polls that find nothing new to answer 204
-    at once."""
+    sends (its cookie); each checked first."""
     host, phone = Device(port), Device(port)
-    phone_poll = live(await take_seat(phone, token, 0)).url  # first: a seat taken is news
+    phone_live = live(await take_seat(phone, token, 0)).url  # first: a seat taken is news
     table = expect(await host.request("GET", f"/g/{token}"), 200, "the table page")
-    table_poll = live(table.body).url
+    table_live = live(table.body).url
     screen, mine = {"Cookie": host.cookie}, {"Cookie": phone.cookie}
     host.close()
     phone.close()
     paths = {
-        "no-news poll (204)": (at_once(table_poll), {**screen, **HTMX}, 204),
-        "poll after a change (200)": (stale(table_poll), {**screen, **HTMX}, 200),
+        "live part, nothing new (204)": (table_live, {**screen, **HTMX}, 204),
+        "live part after a change (200)": (stale(table_live), {**screen, **HTMX}, 200),
         "table page": (f"/g/{token}", screen, 200),
         "phone page": (f"/g/{token}/me", mine, 200),
-        "phone no-news poll (204)": (at_once(phone_poll), {**mine, **HTMX}, 204),
-        "phone poll after a change (200)": (stale(phone_poll), {**mine, **HTMX}, 200),
+        "phone's live part, nothing new (204)": (phone_live, {**mine, **HTMX}, 204),
+        "phone's live part after a change (200)": (stale(phone_live), {**mine, **HTMX}, 200),
         "score page": (f"/g/{token}/score", screen, 200),
     }
     checker = Device(port)
@@ -108,7 +113,8 @@ def main(argv=None) -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    print(f"load average before: {serving.load_average()}", flush=True)
+    print(f"machine: sum(range(1000)) in {serving.machine_speed():.1f} µs; load average "
+          f"before: {serving.load_average()}", flush=True)
     with tempfile.TemporaryDirectory() as data_dir, \
             serving.started("bare") as bare, \
             serving.started("companion", data_dir, "--game", str(RECORD)) as table:

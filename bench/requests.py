@@ -4,11 +4,11 @@
 
 Screens of a finished 15-round game, each drawn afresh (the caches emptied before every
 request) and from the caches (as every device but the first to ask after a change gets
-it); an empty poll; and an action with its answer (the table's live part) on logs of
-60, 500 and 1,500 events, which must cost the same however long the log; and every event
-of the full records posted in turn (reveals, sales, free lots... each redraws what it
-changed). Prints medians, e.g. "action and its answer, log of 1500 events: median
-2.41 ms over 200 requests".
+it); a live part asked for at the stamp it shows (204: nothing new); an action with its
+answer (the table's live part) on logs of 60, 500 and 1,500 events, which must cost the
+same however long the log; and every event of the full records posted in turn (reveals,
+sales, free lots... each redraws what it changed). Prints medians, one line each:
+"action and its answer, log of 1500 events: median T ms over 200 requests".
 """
 import argparse
 import json
@@ -69,10 +69,11 @@ def screens(app, runs: int) -> None:
     stale = f"v={store.stamp(token) - 1}"
     for label, request in [
         ("table page", expect(host, f"/g/{token}", 200)),
-        ("table poll after a change", expect(host, f"/g/{token}/live?{stale}", 200, headers=HTMX)),
+        ("table's live part after a change", expect(host, f"/g/{token}/live?{stale}", 200,
+                                                    headers=HTMX)),
         ("phone page", expect(phone, f"/g/{token}/me", 200)),
-        ("phone poll after a change", expect(phone, f"/g/{token}/me/live?{stale}", 200,
-                                             headers=HTMX)),
+        ("phone's live part after a change", expect(phone, f"/g/{token}/me/live?{stale}", 200,
+                                                    headers=HTMX)),
         ("score page with the coins chart", expect(host, f"/g/{token}/score", 200)),
     ]:
         drawn = median_ms(request, runs, forget(app))
@@ -80,8 +81,8 @@ def screens(app, runs: int) -> None:
         kept = median_ms(request, runs)
         print(f"{label}, 15-round game: drawn {drawn:.2f} ms, from the cache {kept:.2f} ms "
               f"(medians over {runs} requests)")
-    poll = expect(phone, f"/g/{token}/me/live?v={store.stamp(token)}", 204)
-    print(f"poll that finds nothing new (204): median {median_ms(poll, runs):.2f} ms "
+    unchanged = expect(phone, f"/g/{token}/me/live?v={store.stamp(token)}", 204)
+    print(f"live part that finds nothing new (204): median {median_ms(unchanged, runs):.2f} ms "
           f"over {runs} requests")
 
 

@@ -1,0 +1,891 @@
+"""Tables on a hosted stack of this machine: how many one engine holds with every change
+on every other screen within 250 ms (p99), every action answered within 150 ms (p99), no
+error, and nothing acknowledged lost when a server process is killed.
+
+    python bench/hosted.py [--engines waitress,gevent] [--tables 100,150] [--every 5]
+                           [--seconds 60] [--warm-up 10] [--processes 2] [--kill]
+                           [--connections N] [--pooled]
+
+The stack (bench/balanced.py): a PostgreSQL of its own, the table server in PROCESSES
+processes on a port of 127.0.0.1, haproxy in front on another (with `option
+http-no-delay`: without it haproxy holds each small piece of a stream up to 200 ms). For
+each number of TABLES, each engine in turn (the machine's other work as alike as it can
+be), on a stack of its own:
+
+- waitress: `templari-companion --hosted --database URL --proxy 127.0.0.1 --processes N
+  --screens S`, S every stream of the run (a table's 7 screens, and 16 to spare), so that
+  one process holds them all once the other is killed. `--connections N` sets waitress's
+  connection_limit (companion/server/serve.py's CONNECTIONS) in those processes instead
+  of the server's own.
+- gevent: gunicorn with PROCESSES gevent workers (gunicorn monkey-patches each before it
+  loads the app; psycopg 3 takes gevent's patched select by itself), the app made by
+  `bench.hosted:app(...)`, `companion.web.create_app(None, database=URL,
+  proxy="127.0.0.1", hosted=True, screens=S)`, 2 connections a screen for each worker.
+  gunicorn and gevent are not the app's dependencies: `pip install gunicorn gevent` first.
+
+`--pooled`: the app's PostgreSQL connections lent from a pool of each process for each
+use (pool_connections), not kept by each thread or greenlet. Either way PostgreSQL is
+started to take a connection for each thread or greenlet that may hold one.
+
+Each table is played as browsers would (asyncio, raw HTTP/1.1 on 127.0.0.1, each device
+from an address of its own of 127.0.0.0/8, so that the app counts each one apart): its
+host device imports a 5-player game (a record of reveals and sales, each legal, made at
+start with the rules core) at a random stage through the home page's form and opens its
+table page; a TV view opens the game's /tv page and 5 phones take a seat each (the join
+form) and open their page. Each of the 7 screens holds its stream (`GET
+/g/<token>/events?v=STAMP`, as htmx's sse extension: again a second later with
+Last-Event-ID when it breaks) and, at each `change` event, asks for its live part with the
+stamp it shows (`/live`, `/tv/live`, `/me/live`, HX-Request): a new part (200) or 204; one
+question out at a time, one more queued (htmx's); and every 30 s besides (the live parts'
+`every 30s`). Every EVERY seconds, open loop (due times fixed in advance; a late answer
+delays the next action of its table, whose latency counts from when it was due), the host
+posts the record's next event through the table page's form (htmx's hx-post).
+
+Change-to-screen: from the action's answer reaching the host to each of the 6 other
+screens of its table showing a live part of that stamp or later (0 if one did before:
+told); a change a screen never shows (within 5 s of the last action) counts as infinitely
+late. Actions and questions due in the first WARM-UP seconds are not counted, those in the
+next SECONDS are. With --kill, one server process (a waitress process, a gunicorn worker)
+is killed (SIGKILL) in the middle of the measured seconds: its streams break and open
+again, haproxy sends its requests under way again. At the end every game is read back
+from PostgreSQL: each action acknowledged must be there (lost: those that are not).
+
+Prints, for each run, the tables and screens, the set-up, change-to-screen and action
+latencies (p50, p99, max), the requests (live parts by answer; streams opened, broken,
+ended), the errors (the five most frequent), what was kept, the CPU (share of one core
+over the measured seconds, and per table) and memory (PSS, the most over the measured
+seconds) of the table servers, haproxy and PostgreSQL and how many processes PostgreSQL
+ran (one a connection), the client's CPU and lag, how busy the machine was (and with other
+programs than these: a busy machine tells a run disturbed), and whether each goal is met;
+then, for each engine, the most tables that met every goal among the numbers run, and that
+per core. Exits with status 1 if a goal is missed in any run.
+"""
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as python bench/hosted.py: bench is a package
+
+from bench import balanced
+from bench.devices import HTMX, Device, Failed, live, take_seat
+from bench.faults import Form, expect, forms
+from companion.rules.record import load_setup, parse_event
+from companion.rules.refusal import Refusal
+from companion.rules.state import apply, new_game
+from companion.store import open_store
+from companion.web.forms import form_values
+
+PLAYERS = ["Anna", "Bert", "Claus", "Dieter", "Ella"]
+FAMILIES = ["red", "yellow", "green", "blue", "purple", "black"]
+RECORDS = 8  # games the tables play (table n plays record n % RECORDS)
+SCREENS = 7  # a table's: the host's table page, the TV view, 5 seated phones
+SPARE_SCREENS = 16  # streams a process may hold beyond every screen of the run
+WORKER_CONNECTIONS = 2  # connections a gevent worker takes for each screen at most
+DB_SPARE = 50  # PostgreSQL connections besides one a server thread or greenlet
+EVERY_30S = 30.0  # seconds: a live part asks for itself that often besides (htmx `every`)
+RETRY = 1.0  # seconds: a broken stream opens again after that (its `retry`)
+SILENT = 45.0  # seconds a stream may stay silent (a comment every 15 s) before it is broken
+TIMEOUT = 10.0  # seconds: any one request
+SETUP_TIMEOUT = 60.0  # seconds: any one request while the tables are set up
+SHOWN_WITHIN = 5.0  # seconds after the last action that the screens may take to show it
+LATE_AFTER = 30.0  # seconds after the window past which the actions still due are given up
+SETTING_UP = 10  # tables set up at once
+STARTS_AFTER = 1.0  # seconds between the end of the set-up and the first request
+TICK = 0.01  # seconds: the client's timer whose lateness is its loop lag
+MB = 2 ** 20
+GOALS = {"change": 0.250, "action": 0.150}  # p99s, seconds
+ACTION_FORM = r'<form\b[^>]*\bclass="[^"]*\baction-{kind}\b[^"]*"[^>]*>'
+HIDDEN = re.compile(r'<input type="hidden"[^>]*>')  # as the forms' macro writes them
+
+
+# --- the games -----------------------------------------------------------------------------
+
+def game_records(count: int) -> list[dict]:
+    """`count` records of a 5-player game, each its 15 rounds of a reveal (a shuffled real
+    deck) and a sale (the first winner and price the rules core takes, each round another
+    player first), or a free lot where no sale is legal."""
+    return [_record(random.Random(number)) for number in range(count)]
+
+
+def _record(rng: random.Random) -> dict:
+    header = {"format": "templari-game/1", "edition": "en",
+              "variants": {"side_auctions": False, "exchange": False},
+              "families": FAMILIES, "players": PLAYERS}
+    # A real deck: each family 5 different numbers, each number on 3 cards (R1).
+    deck = [{"family": family, "number": number} for index, family in enumerate(FAMILIES)
+            for number in range(5 * (index % 2), 5 * (index % 2) + 5)]
+    rng.shuffle(deck)
+    state, events = new_game(load_setup({**header, "events": []})), []
+    for round_number in range(len(deck) // 2):
+        reveal = {"type": "reveal", "cards": deck[2 * round_number:2 * round_number + 2]}
+        state = apply(state, parse_event(reveal))
+        events.append(reveal)
+        state = _settle(state, events, round_number, rng)
+    return {**header, "events": events}
+
+
+def _settle(state, events: list, round_number: int, rng: random.Random):
+    """The round's lot sold (or free), the event added to `events`: the new state."""
+    winners = PLAYERS[round_number % len(PLAYERS):] + PLAYERS[:round_number % len(PLAYERS)]
+    prices = rng.sample(range(1, 13), 12)
+    for raw in [{"type": "sold", "winner": winner, "price": price}
+                for winner in winners for price in prices] + [{"type": "free"}]:
+        try:
+            after = apply(state, parse_event(raw))
+        except Refusal:
+            continue
+        events.append(raw)
+        return after
+    raise RuntimeError("no way to settle the lot")
+
+
+def action_form(page: str, kind: str) -> Form:
+    """The page's form for an action of `kind`: its URL and hidden fields (the fields a
+    user fills in come from the event); only those are parsed, not the whole page."""
+    found = re.search(ACTION_FORM.format(kind=re.escape(kind)), page)
+    if found is None:
+        raise RuntimeError(f"the table page offers no {kind} form")
+    hidden = HIDDEN.findall(page, found.end(), page.index("</form>", found.end()))
+    return forms(found.group() + "".join(hidden) + "</form>")[0]
+
+
+# --- the stack -----------------------------------------------------------------------------
+
+@dataclass
+class Stack:
+    """A running stack: haproxy's port, PostgreSQL's URL, and the processes whose CPU and
+    memory are its own (pid of each tree: what it is)."""
+
+    port: int
+    database: str
+    roots: dict[int, str]
+    server: int  # the table server's first process (the parent of the others)
+
+    def kill_one(self) -> int:
+        """Kill one server process outright (a waitress process, a gunicorn worker): its pid."""
+        victim = _children(self.server)[0]
+        os.kill(victim, signal.SIGKILL)
+        return victim
+
+
+def engine_command(engine: str, url: str, port: int, args, screens: int) -> list[str]:
+    """The command that starts the table server with `engine` on `port`."""
+    if engine == "waitress":
+        options = ["--hosted", "--database", url, "--host", "127.0.0.1", "--port", str(port),
+                   "--proxy", "127.0.0.1", "--processes", str(args.processes),
+                   "--screens", str(screens)]
+        if args.connections is None and not args.pooled:
+            return [sys.executable, "-m", "companion.cli", *options]
+        launch = "import sys; from bench.hosted import waitress_main; waitress_main(sys.argv[1:])"
+        return [sys.executable, "-c", launch, str(args.connections or 0),
+                str(int(args.pooled)), *options]
+    factory = (f"bench.hosted:{'pooled_app' if args.pooled else 'app'}(database={url!r}, "
+               f"proxy='127.0.0.1', hosted=True, screens={screens})")
+    return [sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--workers",
+            str(args.processes), "--worker-connections", str(WORKER_CONNECTIONS * screens),
+            "--keep-alive", "30", "--graceful-timeout", "5", "--bind",
+            f"127.0.0.1:{port}", factory]
+
+
+def app(**options):
+    """For gunicorn: the app (`companion.web.create_app`) on PostgreSQL."""
+    from companion.web import create_app
+    return create_app(None, **options)
+
+
+def pooled_app(**options):
+    """For gunicorn: the app, its PostgreSQL connections pooled (see pool_connections)."""
+    pool_connections()
+    return app(**options)
+
+
+def waitress_main(argv: list[str]) -> None:
+    """`templari-companion` with waitress's connection_limit CONNECTIONS (argv[0], 0: as
+    it is) and PostgreSQL's connections pooled if argv[1] is 1, then the command's
+    arguments."""
+    from companion.cli import main as cli
+    from companion.server import serve
+    if int(argv[0]):
+        serve.CONNECTIONS = int(argv[0])
+    if int(argv[1]):
+        pool_connections()
+    sys.exit(cli(argv[2:]))
+
+
+def pool_connections() -> None:
+    """The store's PostgreSQL connections lent for each use from a pool of the process
+    (as many as were ever used at once), not one kept by each thread (waitress: a thread
+    for each stream held) or greenlet (gevent: one for each connection a device opens); a
+    use within a use takes the same one. What companion/store/postgres.py would do with
+    a pool of its own (psycopg_pool's ConnectionPool, say)."""
+    import psycopg
+
+    from companion.store import postgres
+    pools = {}  # process: its free connections (a process forked keeps none of its parent's)
+
+    @contextmanager
+    def lent(store):
+        db = getattr(store._local, "db", None)
+        if db is not None:  # a use within a use
+            yield db
+            return
+        free = pools.setdefault(os.getpid(), [])
+        try:
+            db = free.pop()
+        except IndexError:
+            db = None
+        try:
+            db = store._local.db = db or postgres._Queries(store._connection())
+            yield db
+        except psycopg.OperationalError as error:
+            db.connection.close()
+            raise postgres.StorageFault(postgres.UNREACHABLE) from error
+        finally:
+            store._local.db = None
+            if db is not None and not db.connection.closed and \
+                    db.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                free.append(db)
+    postgres.Store._connect = lent
+
+
+@contextmanager
+def stack(engine: str, tables: int, args):
+    """PostgreSQL, the table server with `engine` sized for `tables`, haproxy in front: the
+    Stack, stopped on leaving whatever happens."""
+    screens = tables * SCREENS + SPARE_SCREENS
+    threads = args.processes * (screens + 8)  # (waitress's; gevent's greenlets as many)
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as cleanup:
+        url = cleanup.enter_context(balanced.postgresql(threads + DB_SPARE))
+        port = balanced.free_port()
+        log = cleanup.enter_context(open(Path(folder) / "server.log", "w+b"))
+        server = subprocess.Popen(engine_command(engine, url, port, args, screens), cwd=ROOT,
+                                  stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        cleanup.callback(_stopped, server, log)
+        balanced.wait_for(port, server, f"the {engine} table server")
+        front, balancer = cleanup.enter_context(balanced.haproxy([port]))
+        yield Stack(front, url, {server.pid: "table servers", balancer: "haproxy",
+                                 balanced.postmaster(url): "PostgreSQL"}, server.pid)
+
+
+def _stopped(server: subprocess.Popen, log) -> None:
+    """Stop the table server and what it started (SIGTERM, then SIGKILL 20 s later); tell
+    what it said if it failed."""
+    with suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+    log.seek(0)
+    said = log.read().decode(errors="replace")
+    errors = [line for line in said.splitlines() if "Traceback" in line or "ERROR" in line]
+    if errors:
+        print(f"the table server logged {len(errors)} errors; the last lines:\n"
+              + "\n".join(said.splitlines()[-15:]), file=sys.stderr)
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in
+            Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+# --- what is measured ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Window:
+    """When the schedules start, and the measured seconds start and end (monotonic)."""
+
+    start: float
+    measured: float
+    end: float
+
+    def counts(self, at: float) -> bool:
+        return self.measured <= at < self.end
+
+
+@dataclass(frozen=True)
+class Change:
+    """An action's change: its stamp, when its answer reached the host, whether measured."""
+
+    stamp: int
+    answered: float
+    counts: bool
+
+
+@dataclass
+class Results:
+    """What the client measured over the window (latencies in seconds)."""
+
+    window: Window
+    actions: list = field(default_factory=list)
+    changes: list = field(default_factory=list)  # change-to-screen, each (action, screen)
+    ahead: int = 0  # changes a screen showed before the host had the action's answer
+    unseen: int = 0  # changes a screen never showed
+    asked: Counter = field(default_factory=Counter)  # live parts, by answer
+    streams: Counter = field(default_factory=Counter)  # opened, broken, ended
+    errors: Counter = field(default_factory=Counter)
+    ticks: list = field(default_factory=list)
+    cpu: float = 0.0  # the client's, seconds
+    set_up: float = 0.0  # seconds
+    acknowledged: dict = field(default_factory=dict)  # game: its events up to the last answer
+
+    def error(self, at: float, what: str) -> None:
+        if self.window.counts(at):
+            self.errors[what] += 1
+
+    def shown(self, change: Change, at: float) -> None:
+        if change.counts:
+            self.ahead += at < change.answered
+            self.changes.append(max(0.0, at - change.answered))
+
+
+# --- a table's screens ---------------------------------------------------------------------
+
+class Screen:
+    """A browser showing a game's page: its live part follows the game, told of each change
+    by the page's stream; the changes made at its table wait until it shows them."""
+
+    def __init__(self, port: int, source: str, results: Results):
+        self.device = Device(port, source)  # its requests (and cookies)
+        self.port, self.source, self.results = port, source, results
+        self.page, self.url, self.token = "", "", ""
+        self.stamp, self.shown_at = -1, 0.0  # the stamp it shows, since when (monotonic)
+        self.heard = -1  # the newest stamp its stream told
+        self.waiting: list[Change] = []
+        self.asking: asyncio.Task | None = None
+        self.queued = False  # one more question due once the one out is answered
+        self.tasks: list[asyncio.Task] = []
+
+    def show(self, page: str) -> None:
+        """Show `page` (a page, or a live part), unless older than the one shown."""
+        part = live(page)
+        if part.stamp < self.stamp:
+            return
+        self.page, self.url = page, part.url
+        if part.stamp > self.stamp:
+            self.stamp, self.shown_at = part.stamp, time.monotonic()
+            seen = [change for change in self.waiting if change.stamp <= self.stamp]
+            self.waiting = [change for change in self.waiting if change.stamp > self.stamp]
+            for change in seen:
+                self.results.shown(change, self.shown_at)
+
+    def expect(self, change: Change) -> None:
+        """A change made at its table: shown already, or waited for."""
+        if self.stamp >= change.stamp:
+            self.results.shown(change, self.shown_at)
+        else:
+            self.waiting.append(change)
+
+    def start(self, rng: random.Random) -> None:
+        self.tasks = [asyncio.create_task(self._stream()),
+                      asyncio.create_task(self._every(rng.uniform(0, EVERY_30S)))]
+
+    async def stop(self) -> None:
+        for task in [*self.tasks, *([self.asking] if self.asking else [])]:
+            task.cancel()
+        await asyncio.gather(*self.tasks, *([self.asking] if self.asking else []),
+                             return_exceptions=True)
+        self.device.close()
+        self.results.unseen += sum(change.counts for change in self.waiting)
+        self.waiting = []
+
+    def ask(self) -> None:
+        """Ask for the live part (htmx: one question out, the last one more queued)."""
+        if self.asking is not None and not self.asking.done():
+            self.queued = True
+        else:
+            self.asking = asyncio.create_task(self._ask())
+
+    async def _ask(self) -> None:
+        while True:
+            self.queued = False
+            asked = time.monotonic()
+            try:
+                answer = await self.device.request("GET", self.url, headers=HTMX,
+                                                   timeout=TIMEOUT)
+                if answer.status == 200:
+                    self.show(answer.body)
+                elif answer.status != 204:
+                    raise RuntimeError(f"answered {answer.status}")
+                if self.results.window.counts(asked):
+                    self.results.asked[answer.status] += 1
+            except (Failed, RuntimeError, ValueError) as error:
+                self.results.error(asked, f"live part: {error}")
+            if not self.queued:
+                return
+
+    async def _every(self, first: float) -> None:
+        await asyncio.sleep(first)
+        while True:
+            self.ask()
+            await asyncio.sleep(EVERY_30S)
+
+    async def _stream(self) -> None:
+        """Hold the page's stream, as htmx's sse extension does: at each change, ask for
+        the live part; when it breaks, open it again RETRY later with the last id."""
+        last_id = ""
+        while True:
+            opened = time.monotonic()
+            try:
+                async for stamp in self._events(last_id):
+                    last_id = str(stamp)
+                    if stamp > max(self.stamp, self.heard):
+                        self.heard = stamp
+                        self.ask()
+                if self.results.window.counts(opened):
+                    self.results.streams["ended"] += 1
+            except _Refused as refused:
+                self.results.error(opened, f"stream refused: {refused}")
+                await asyncio.sleep(EVERY_30S)
+                continue
+            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError):
+                self.results.streams["broken" if self.results.window.counts(time.monotonic())
+                                     else "broken before or after"] += 1
+            await asyncio.sleep(RETRY)
+
+    async def _events(self, last_id: str):
+        """The stamps of the `change` events of the game's stream, as they come."""
+        path = f"/g/{self.token}/events?v={self.stamp}"
+        head = {"Host": f"127.0.0.1:{self.port}", "Accept": "text/event-stream",
+                "Cache-Control": "no-cache", **({"Cookie": self.device.cookie}
+                                                if self.device.cookies else {}),
+                **({"Last-Event-ID": last_id} if last_id else {})}
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port,
+                                                       local_addr=(self.source, 0))
+        try:
+            writer.write((f"GET {path} HTTP/1.1\r\n" + "".join(
+                f"{name}: {value}\r\n" for name, value in head.items()) + "\r\n").encode())
+            async with asyncio.timeout(TIMEOUT):
+                status, headers = _head(await reader.readuntil(b"\r\n\r\n"))
+            if status != 200:
+                raise _Refused(f"answered {status}")
+            if self.results.window.counts(time.monotonic()):
+                self.results.streams["opened"] += 1
+            chunked = headers.get("transfer-encoding", "").lower() == "chunked"
+            text = ""
+            while piece := await _piece(reader, chunked):
+                text += piece.decode()
+                *messages, text = re.split(r"\r?\n\r?\n", text)
+                for message in messages:
+                    stamp = _change(message)
+                    if stamp is not None:
+                        yield stamp
+        finally:
+            writer.close()
+
+
+class _Refused(Exception):
+    """The server answered a stream's request with no stream."""
+
+
+async def _piece(reader: asyncio.StreamReader, chunked: bool) -> bytes:
+    """The stream's next bytes (a chunk); empty at its end. Broken (TimeoutError) if
+    nothing came for SILENT seconds."""
+    async with asyncio.timeout(SILENT):
+        if not chunked:
+            return await reader.read(65536)
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        if not size:
+            return b""
+        return (await reader.readexactly(size + 2))[:-2]
+
+
+def _change(message: str) -> int | None:
+    """The stamp of a `change` event (None: a comment, or another event)."""
+    fields = dict(line.split(": ", 1) for line in message.splitlines()
+                  if ": " in line and not line.startswith(":"))
+    return int(fields["data"]) if fields.get("event") == "change" else None
+
+
+def _head(head: bytes) -> tuple[int, dict]:
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in
+               (line.partition(":") for line in lines[1:] if line)}
+    return int(lines[0].split()[1]), headers
+
+
+class Table:
+    """A host playing a record's events on its table page, a TV view and 5 seated phones;
+    each device from its own address of 127.0.0.0/8 (table `number`)."""
+
+    def __init__(self, port: int, number: int, record: dict, results: Results, actions: int,
+                 every: float):
+        self.record, self.setup, self.results = record, load_setup(record), results
+        self.every = every  # seconds between two actions
+        self.events = [parse_event(raw) for raw in record["events"]]
+        self.rng = random.Random(number)
+        sources = [f"127.{100 + screen}.{number // 250}.{number % 250 + 1}"
+                   for screen in range(SCREENS)]
+        self.host = Screen(port, sources[0], results)
+        self.actor = Device(port, sources[0])  # the host's browser's other connection
+        self.actor.cookies = self.host.device.cookies
+        self.tv = Screen(port, sources[1], results)
+        self.phones = [Screen(port, source, results) for source in sources[2:]]
+        self.next = self.rng.randrange(max(1, len(self.events) - actions))
+        self.broken = False  # an action failed: the table no longer acts
+
+    @property
+    def others(self) -> list[Screen]:
+        return [self.tv, *self.phones]
+
+    async def set_up(self) -> None:
+        """The game imported at its stage, every screen on it."""
+        home = expect(await self.actor.request("GET", "/", timeout=SETUP_TIMEOUT), 200,
+                      "the home page")
+        form = next(form for form in forms(home.body) if form.action.endswith("/import"))
+        record = json.dumps({**self.record, "events": self.record["events"][:self.next]})
+        answer = await self.actor.request("POST", form.action, form.fields,
+                                          {"record": ("game.json", record.encode())},
+                                          timeout=SETUP_TIMEOUT)
+        token = expect(answer, 303, "importing a game").location.rsplit("/", 1)[1]
+        self.results.acknowledged[token] = self.next
+        page = await self.actor.request("GET", f"/g/{token}", timeout=SETUP_TIMEOUT)
+        self.host.show(expect(page, 200, "the table page").body)
+        tv = await self.tv.device.request("GET", f"/g/{token}/tv", timeout=SETUP_TIMEOUT)
+        self.tv.show(expect(tv, 200, "the TV view").body)
+        for seat, phone in enumerate(self.phones):
+            phone.show(await take_seat(phone.device, token, seat, SETUP_TIMEOUT))
+        for screen in [self.host, *self.others]:
+            screen.token = token
+
+    def start(self, window: Window) -> list[asyncio.Task]:
+        for screen in [self.host, *self.others]:
+            screen.start(self.rng)
+        return [asyncio.create_task(self._play(window))]
+
+    async def stop(self) -> None:
+        for screen in [self.host, *self.others]:
+            await screen.stop()
+        self.actor.close()
+
+    async def _play(self, window: Window) -> None:
+        """The actions, open loop: every one due before the end of the window, each timed
+        from when it was due; those still due LATE_AFTER seconds after it are given up."""
+        due = window.start + self.rng.uniform(0, self.every)
+        while due < window.end and not self.broken:
+            if due > time.monotonic():
+                await asyncio.sleep(due - time.monotonic())
+            if time.monotonic() > window.end + LATE_AFTER:
+                self.results.error(due, "action: not sent, the table's earlier ones too slow")
+            else:
+                await self._act(due)
+            due += self.every
+
+    async def _act(self, due: float) -> None:
+        """Post the record's next event through its form on the table page."""
+        if self.next >= len(self.events):
+            raise RuntimeError("the record is played out: fewer --seconds, or more --every")
+        event, made_at = self.events[self.next], self.host.stamp
+        try:
+            form = action_form(self.host.page, event.kind)
+            fields = {**form.fields, **{name: value if isinstance(value, list) else [value]
+                                        for name, value in form_values(self.setup,
+                                                                       event).items()}}
+            answer = await self.actor.request("POST", form.action, fields, headers=HTMX)
+            answered = time.monotonic()
+            body = expect(answer, 200, event.kind).body
+            if live(body).stamp <= made_at:
+                raise RuntimeError(f"{event.kind} not recorded")
+        except (Failed, RuntimeError, ValueError) as error:
+            self.results.error(due, f"action: {error}")
+            self.broken = True
+            return
+        finally:
+            if self.results.window.counts(due):
+                self.results.actions.append(time.monotonic() - due)
+        self.host.show(body)
+        self.next += 1
+        self.results.acknowledged[self.host.token] = self.next
+        change = Change(live(body).stamp, answered, self.results.window.counts(due))
+        for screen in self.others:
+            screen.expect(change)
+
+
+async def play(port: int, tables: int, args, started) -> Results:
+    """Set the tables up, play them over the window (`started(window)` told when it is
+    set), then stop them: what was measured."""
+    actions = int((args.warm_up + args.seconds + STARTS_AFTER) / args.every) + 2
+    records = game_records(RECORDS)
+    results = Results(Window(0, 0, 0))
+    played = [Table(port, number, records[number % RECORDS], results, actions, args.every)
+              for number in range(tables)]
+    if actions > len(played[0].events):
+        raise SystemExit(f"a game has {len(played[0].events)} events: --seconds and "
+                         f"--warm-up at most {len(played[0].events) * args.every - 20:g} s "
+                         f"together at --every {args.every:g}")
+    began, setting_up = time.monotonic(), asyncio.Semaphore(SETTING_UP)
+
+    async def set_up(table: Table) -> None:
+        async with setting_up:
+            await table.set_up()
+    await asyncio.gather(*map(set_up, played))
+    set_up_in = time.monotonic() - began
+    start = time.monotonic() + STARTS_AFTER
+    window = results.window = Window(start, start + args.warm_up,
+                                     start + args.warm_up + args.seconds)
+    started(window)
+    acting = [task for table in played for task in table.start(window)]
+    cpu = await _client_cpu(window, results, acting)
+    await asyncio.sleep(SHOWN_WITHIN)
+    for table in played:
+        await table.stop()
+    results.cpu, results.set_up = cpu, set_up_in
+    return results
+
+
+async def _client_cpu(window: Window, results: Results, acting: list) -> float:
+    """The client's CPU seconds over the window, and its loop's lag (a TICK timer's
+    lateness) meanwhile; returns once every action was answered."""
+    await asyncio.sleep(max(0.0, window.measured - time.monotonic()))
+    began = time.process_time()
+    while (now := time.monotonic()) < window.end:
+        await asyncio.sleep(TICK)
+        results.ticks.append(time.monotonic() - now - TICK)
+    cpu = time.process_time() - began
+    await asyncio.gather(*acting)
+    return cpu
+
+
+# --- the stack's CPU and memory --------------------------------------------------------------
+
+class Sampler(threading.Thread):
+    """The CPU time and memory (PSS) of the stack's processes over the measured seconds, by
+    part (the trees of `roots`: pid, what it is); a process that ends meanwhile (a killed
+    one) counts until it was last seen; and how busy the machine was (/proc/stat)."""
+
+    def __init__(self, roots: dict[int, str], window: Window):
+        super().__init__(daemon=True)
+        self.roots, self.window = roots, window
+        self.cpu, self.memory = Counter(), Counter()  # part: seconds; part: the most bytes
+        self.busy = 0.0  # seconds of CPU the whole machine used (every core)
+        self.backends = 0  # the most processes PostgreSQL ran at once (one a connection)
+        self.first, self.last, self.part = {}, {}, {}  # pid: its CPU ticks; pid: its part
+
+    def run(self) -> None:
+        time.sleep(max(0.0, self.window.measured - time.monotonic()))
+        began, self.first = _busy(), self._ticks()
+        while (left := self.window.end - time.monotonic()) > 0:
+            alive = self._ticks()
+            self.last.update(alive)
+            self.backends = max(self.backends, sum(self.part[pid] == "PostgreSQL"
+                                                   for pid in alive))
+            memory = Counter()
+            for pid in self.last:
+                with suppress(OSError, ValueError):
+                    memory[self.part[pid]] += _pss(pid)
+            for part, used in memory.items():
+                self.memory[part] = max(self.memory[part], used)
+            time.sleep(min(1.0, left))
+        self.last.update(self._ticks())
+        self.busy = _busy() - began
+        for pid, ticks in self.last.items():
+            self.cpu[self.part[pid]] += (ticks - self.first.get(pid, 0)) / os.sysconf(
+                "SC_CLK_TCK")
+
+    def _ticks(self) -> dict[int, int]:
+        """Each live process of the trees: its CPU so far (utime + stime), in clock ticks."""
+        found, todo = {}, list(self.roots.items())
+        while todo:
+            pid, part = todo.pop()
+            with suppress(OSError):
+                todo += [(child, part) for child in _children(pid)]
+                found[pid] = _stat_ticks(pid)
+                self.part[pid] = part
+        return found
+
+
+def _busy() -> float:
+    """Seconds of CPU the machine used so far, every core (all but idle and iowait)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split()[1:11]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _stat_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def _pss(pid: int) -> int:
+    """A process's proportional set size in bytes (its pages shared with others counted
+    in part): summed over processes, the memory they take together."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    raise ValueError(f"no Pss for {pid}")
+
+
+# --- a run ----------------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """One run: the engine, the tables, what was measured."""
+
+    engine: str
+    tables: int
+    results: Results
+    stack: Sampler
+    kept: tuple[int, int, int]  # games, events acknowledged, of those not in the database
+    killed: int | None  # the pid of the server process killed, if one was
+
+    @property
+    def seconds(self) -> float:
+        return self.results.window.end - self.results.window.measured
+
+    def goals(self) -> dict[str, bool]:
+        results = self.results
+        return {"change-to-screen p99 ≤ 250 ms":
+                _p99(results.changes + [float("inf")] * results.unseen) <= GOALS["change"],
+                "action p99 ≤ 150 ms": _p99(results.actions) <= GOALS["action"],
+                "0 errors": not results.errors,
+                "nothing acknowledged lost": self.kept[2] == 0}
+
+
+def run(engine: str, tables: int, args) -> Report:
+    """One run: a stack of its own for `engine`, the tables played against it."""
+    with stack(engine, tables, args) as running:
+        samplers, killed = [], []
+
+        def started(window: Window) -> None:
+            samplers.append(Sampler(running.roots, window))
+            samplers[0].start()
+            if args.kill:
+                threading.Timer(window.measured + args.seconds / 2 - time.monotonic(),
+                                lambda: killed.append(running.kill_one())).start()
+        results = asyncio.run(play(running.port, tables, args, started))
+        samplers[0].join()
+        kept = _kept(open_store(None, running.database), results.acknowledged)
+    return Report(engine, tables, results, samplers[0], kept, killed[0] if killed else None)
+
+
+def _kept(store, acknowledged: dict[str, int]) -> tuple[int, int, int]:
+    """Of the games played: how many, the events acknowledged (each game's up to its last
+    answer), and how many of those the database lacks."""
+    lost = 0
+    for token, count in acknowledged.items():
+        stored = store.game(token)
+        lost += max(0, count - (0 if stored is None else len(stored.events)))
+    return len(acknowledged), sum(acknowledged.values()), lost
+
+
+def lines(report: Report, args):
+    """The lines printed for a run."""
+    results, stack, seconds = report.results, report.stack, report.seconds
+    yield (f"{report.engine}, {args.processes} processes, {report.tables} tables: "
+           f"{report.tables * SCREENS} screens (a host's table page, a TV view, 5 seated "
+           f"phones each), each holding its stream; an action per table every "
+           f"{args.every:g} s")
+    yield (f"  set up in {results.set_up:.1f} s; {args.warm_up:g} s of warm-up, then "
+           f"{seconds:g} s measured")
+    yield (f"  change-to-screen: {_spread(results.changes, results.unseen)} "
+           f"({len(results.changes) + results.unseen} changes shown to other screens; "
+           f"{results.ahead} before the host had its answer, {results.unseen} never)")
+    yield f"  actions: {_spread(results.actions)} ({len(results.actions)})"
+    asked, streams = results.asked, results.streams
+    yield (f"  live parts asked: {sum(asked.values())} (200: {asked[200]}, 204: "
+           f"{asked[204]}); streams opened in the measured seconds {streams['opened']}, broken "
+           f"{streams['broken']}, ended by the server {streams['ended']}")
+    yield f"  errors: {sum(results.errors.values())}"
+    for error, count in results.errors.most_common(5):
+        yield f"    {count} × {error}"
+    games, acknowledged, lost = report.kept
+    yield (f"  kept: {acknowledged} events acknowledged in {games} games, "
+           + (f"{lost} of them LOST" if lost else "all of them in the database")
+           + (f"; server process {report.killed} killed midway" if report.killed else ""))
+    parts = ", ".join(f"{part} {used / seconds:.0%}" for part, used in stack.cpu.items())
+    memory = ", ".join(f"{part} {used / MB:.0f} MB" for part, used in stack.memory.items())
+    per_table = sum(stack.cpu.values()) / seconds / report.tables
+    yield (f"  stack: CPU {sum(stack.cpu.values()) / seconds:.0%} of one core ({parts}), "
+           f"{per_table * 1000:.1f} ms a second per table (a core for {1 / per_table:.0f}); "
+           f"memory (PSS) {sum(stack.memory.values()) / MB:.0f} MB ({memory}); PostgreSQL "
+           f"processes at most {stack.backends}")
+    others = stack.busy - sum(stack.cpu.values()) - results.cpu
+    yield (f"  client: CPU {results.cpu / seconds:.0%} of one core, loop lag p99 "
+           f"{_p99(results.ticks) * 1000:.1f} ms, max {max(results.ticks, default=0) * 1000:.1f}"
+           f" ms; machine: {os.cpu_count()} cores, {stack.busy / seconds:.2f} busy on average, "
+           f"{others / seconds:.2f} by other programs")
+    yield "  goals: " + "; ".join(f"{goal}: {'met' if met else 'MISSED'}"
+                                  for goal, met in report.goals().items())
+
+
+def _spread(latencies: list[float], more: int = 0) -> str:
+    """p50, p99 and max, in ms (`more` infinitely late ones besides)."""
+    if not latencies and not more:
+        return "none"
+    everything = latencies + [float("inf")] * more
+    return (f"p50 {_ms(statistics.median(everything))}, p99 {_ms(_p99(everything))}, "
+            f"max {_ms(max(everything))}")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < float("inf") else "never"
+
+
+def _p99(latencies: list[float]) -> float:
+    """The 99th percentile (infinite when nothing was measured)."""
+    if len(latencies) < 2:
+        return max(latencies, default=float("inf"))
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, int(0.99 * (len(ordered) - 1) + 0.999999))]
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(number) for number in text.split(",")]
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", default="waitress,gevent",
+                        help="waitress, gevent, or both (comma-separated), in that order")
+    parser.add_argument("--tables", type=_numbers, default=[100, 150],
+                        help="numbers of tables, comma-separated: a run for each")
+    parser.add_argument("--every", type=float, default=5.0,
+                        help="seconds between two actions of a table")
+    parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured")
+    parser.add_argument("--warm-up", type=float, default=10.0)
+    parser.add_argument("--processes", type=int, default=2,
+                        help="server processes (waitress) or workers (gunicorn)")
+    parser.add_argument("--kill", action="store_true",
+                        help="kill one server process in the middle of the measured seconds")
+    parser.add_argument("--connections", type=int, metavar="N",
+                        help="waitress's connection_limit in each process (serve.CONNECTIONS)")
+    parser.add_argument("--pooled", action="store_true",
+                        help="the app's PostgreSQL connections pooled (pool_connections)")
+    args = parser.parse_args(argv)
+    engines = args.engines.split(",")
+    if set(engines) - {"waitress", "gevent"}:
+        parser.error("--engines: waitress, gevent")
+    held, missed = {}, False
+    for tables in args.tables:  # the engines one after the other at each number: the
+        for engine in engines:  # machine's other work as alike as it can be
+            report = run(engine, tables, args)
+            print("\n".join(lines(report, args)), flush=True)
+            met = all(report.goals().values())
+            missed |= not met
+            if met:
+                held[engine] = max(held.get(engine, 0), tables)
+    for engine in engines:
+        most = held.get(engine)
+        print(f"{engine}: " + (f"at most {most} tables held of those run ({most / os.cpu_count():g}"
+                               f" a core)" if most else "no number run was held"))
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
