@@ -11,13 +11,28 @@ function offline(shown) {
   if (banner) banner.hidden = !shown;
 }
 
+// A stream opened again (every 10 minutes, or after a blip) is told offline only if it
+// stays lost LOST_FOR ms; one the server refused is closed, and the screen polls: not
+// offline.
+const LOST_FOR = 3000;
+let lost = 0;  // the timer of a stream being opened again
+
 document.addEventListener("htmx:afterRequest", (event) => {
   offline(event.detail.xhr.status === 0);
 });
-document.addEventListener("htmx:sseOpen", () => offline(false));
+document.addEventListener("htmx:sseOpen", () => {
+  clearTimeout(lost);
+  lost = 0;
+  offline(false);
+});
 document.addEventListener("htmx:sseError", (event) => {
-  // (a stream the server refused is closed, and the screen polls: not offline)
-  if (event.detail.source.readyState === EventSource.CONNECTING) offline(true);
+  if (event.detail.source.readyState !== EventSource.CONNECTING) {
+    clearTimeout(lost);
+    lost = 0;
+    offline(false);
+  } else if (!lost) {
+    lost = setTimeout(() => offline(true), LOST_FOR);
+  }
 });
 
 // The answer to a form is seen where it is read: a message for this device (a change another
@@ -65,14 +80,14 @@ document.addEventListener("htmx:sseOpen", (event) => {
   });
 });
 document.addEventListener("htmx:confirm", (event) => {
-  // A change the part shows already, or one a form of the part is being answered with,
-  // needs no question: the form's answer brings the part (and a later change, catch-up).
+  // While a form of the part is being answered, the part asks nothing (its answer brings
+  // the part, and a later change, catch-up; swapped before it, the part would lose the
+  // form's answer); nor for a change it shows already.
   const live = document.getElementById("live");
+  if (event.detail.elt !== live) return;
   const told = event.detail.triggeringEvent;
-  if (event.detail.elt !== live || !told || told.type !== "sse:change") return;
-  if (Number(told.detail.data) <= stampOf(live) || live.querySelector(".htmx-request")) {
-    event.preventDefault();
-  }
+  const shown = told && told.type === "sse:change" && Number(told.detail.data) <= stampOf(live);
+  if (shown || live.querySelector(".htmx-request")) event.preventDefault();
 });
 document.addEventListener("htmx:beforeSwap", (event) => {
   const live = document.getElementById("live");
@@ -80,9 +95,15 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   const found = /<div id="live"[^>]*?data-stamp="(\d+)"/.exec(event.detail.serverResponse);
   if (found && Number(found[1]) < stampOf(live)) event.detail.shouldSwap = false;
 });
-document.addEventListener("htmx:afterSettle", catchUp);
+// (after an answer only: a part that failed is asked again by its 30 s poll, not at once)
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (event.detail.target.id !== "flash") catchUp();
+});
 document.addEventListener("htmx:afterRequest", (event) => {
-  if (event.detail.elt.id === "live") setTimeout(catchUp);  // (once htmx-request is off)
+  const status = event.detail.xhr.status;
+  if (event.detail.elt.id === "live" && (status === 200 || status === 204)) {
+    setTimeout(catchUp);  // (once htmx-request is off)
+  }
 });
 
 // A card list that follows a player chosen in the same form ([data-owner] names that

@@ -332,3 +332,17 @@ def get_when_up(port: int, path: str, tries: int = 600) -> http.client.HTTPRespo
 def children(pid: int) -> int:
     """How many child processes `pid` has."""
     return len(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+
+
+def test_where_there_is_no_poll_waitress_holds_what_select_can_watch(tmp_path, monkeypatch):
+    """Windows' Python has no poll(): waitress watches its sockets with select(), which
+    takes 512 at most, so a server of many screens holds CONNECTIONS there."""
+    import select
+    monkeypatch.delattr(select, "poll")
+    app = create_app(tmp_path / "data", screens=400)
+    server = serve.create_server(app, map={}, host="127.0.0.1", port=0,
+                                 **serve.waitress_options(app))
+    try:
+        assert server.adj.connection_limit == serve.CONNECTIONS
+    finally:
+        server.close()

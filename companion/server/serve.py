@@ -9,6 +9,7 @@ import errno
 import ipaddress
 import logging
 import os
+import select
 import signal
 import socket
 from functools import partial
@@ -305,10 +306,13 @@ def waitress_serve(app, **options) -> None:
 def create_server(app, **options):
     """A waitress server for `app` (`waitress.create_server`'s arguments, see
     `waitress_options`), not started: `run()` serves."""
-    allowed = _allow_open_files(options.get("connection_limit", 100) + SPARE_FILES)
-    if allowed is not None and allowed - SPARE_FILES < options.get("connection_limit", 100):
-        options = {**options, "connection_limit": max(allowed - SPARE_FILES, 1)}
-    return waitress.create_server(app, **options)
+    limit = options.get("connection_limit", 100)
+    if not hasattr(select, "poll"):  # waitress then watches them with select(): 512 at most
+        limit = min(limit, CONNECTIONS)
+    allowed = _allow_open_files(limit + SPARE_FILES)
+    if allowed is not None and allowed - SPARE_FILES < limit:
+        limit = max(allowed - SPARE_FILES, 1)
+    return waitress.create_server(app, **{**options, "connection_limit": limit})
 
 
 def _allow_open_files(count: int) -> int | None:

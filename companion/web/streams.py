@@ -116,7 +116,9 @@ class Changes:
             if not self._followers[token]:
                 self._moved[token] = threading.Condition(self._lock)
                 self._fresh.add(token)
-            elif self._stamps[token] is not None:  # (stamps only grow)
+            elif self._stamps[token] is None:  # removed meanwhile: it stays removed
+                stamp = None
+            else:  # (stamps only grow)
                 stamp = max(stamp, self._stamps[token])
             self._stamps[token] = stamp
             self._followers[token] += 1
