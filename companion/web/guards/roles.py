@@ -26,7 +26,6 @@ from flask import abort, current_app, g, request, session
 from companion.rules.events import Bid, Overbid, Pass, Penalty
 from companion.rules.phrase import N_, Phrase
 from companion.web.pages import URL_KEY, game_or_404, store
-from .buckets import own_device
 
 OWNER, HOST, CREATOR, RECORDER, SEATED, ANYONE = (
     "owner", "host", "creator", "recorder", "seated", "anyone")
@@ -187,6 +186,16 @@ def is_owner() -> bool:
     """The server's own device, the owner: a loopback peer (the Host header was checked
     first); nobody on a hosted server."""
     return not hosted() and own_device(request.remote_addr or "")
+
+
+@lru_cache(maxsize=4096)  # asked at every request
+def own_device(address: str) -> bool:
+    """Whether `address` is the server's own device: a loopback address (the host, R12's
+    host device)."""
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def hosted() -> bool:
