@@ -575,7 +575,7 @@ def main(argv=None) -> int:
     if args.cpu is not None and not 0.01 <= args.cpu <= 1:
         parser.error("--cpu takes a share of one core from 0.01 to 1")
     if not CHROMIUM.exists():
-        raise SystemExit(f"{CHROMIUM} is missing: apt-get install chromium")
+        raise SystemExit(f"{CHROMIUM} is missing: apt-get install chromium-headless-shell")
     from playwright.sync_api import sync_playwright
 
     # SIGTERM and SIGHUP end the benchmark as Ctrl+C does: everything made is undone.

@@ -10,6 +10,11 @@ from tests.browser_helpers import (browser, phone_browser, phone_net, playwright
                                    server)
 from tests.postgres import database, postgres_server  # noqa: F401,E402
 
+# The modules whose tests take longest, sent to the test processes first (pytest-xdist
+# hands out tests in the order collected): none of them is left to run alone at the end.
+FIRST = ("test_browser_full_game", "test_install", "test_faults", "test_readme",
+         "test_browser_rounds", "test_caches")
+
 # Each marker, and the fixtures whose tests it marks.
 NEEDS = {"browser": {"playwright"}, "postgres": {"postgres_server"},
          "root": {"phone_net", "laptop", "disk"}}
@@ -17,7 +22,8 @@ NEEDS = {"browser": {"playwright"}, "postgres": {"postgres_server"},
 
 def pytest_collection_modifyitems(items) -> None:
     """Mark each test with what its fixtures need (PostgreSQL: also `database`'s second
-    backend)."""
+    backend); the longest first."""
+    items.sort(key=lambda item: item.module.__name__.rsplit(".", 1)[-1] not in FIRST)
     for item in items:
         used = set(item.fixturenames)
         called = getattr(item, "callspec", None)

@@ -108,7 +108,7 @@ def _screens(devices, token) -> list[bytes]:
     return shown
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(game=legal_games())
 def test_screens_drawn_from_kept_parts_are_the_screens_drawn_afresh(tmp_path_factory, game):

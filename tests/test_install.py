@@ -1,5 +1,6 @@
 """The app as a player installs it, not run from the checkout: the wheel `python -m build`
-makes (an sdist, then the wheel from it), and `pip install .`, each installed in a fresh
+makes (an sdist, then the wheel from it, with the tests' own setuptools), and `pip install
+.`, each installed in a fresh
 virtual environment outside the checkout and started from an empty folder. Every page,
 the static files and the French are there, and the server writes nothing into the
 installed package or the checkout (the catalogs are compiled in memory).
@@ -37,7 +38,7 @@ def built(tmp_path_factory):
     """A copy of the checkout (outside it), and the wheel built from that copy."""
     base = tmp_path_factory.mktemp("install")
     copy = copy_of_checkout(base / "checkout")
-    step(sys.executable, "-m", "build", "--outdir", base / "dist", copy)
+    step(sys.executable, "-m", "build", "--no-isolation", "--outdir", base / "dist", copy)
     wheel, = (base / "dist").glob("*.whl")
     return copy, wheel
 
@@ -45,18 +46,17 @@ def built(tmp_path_factory):
 @pytest.fixture(scope="module")
 def venv(built, tmp_path_factory):
     """A fresh virtual environment with the wheel and its dependencies, at the versions
-    of constraints.txt."""
+    of constraints.txt (installed by the tests' own pip: the environment needs none)."""
     path = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", path], check=True)
-    step(path / BIN / "python", "-m", "pip", "install", "-q", "-c", CONSTRAINTS, built[1])
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", path], check=True)
+    pip(path, "-c", CONSTRAINTS, built[1])
     return path
 
 
 @pytest.mark.parametrize("source", ["wheel", "checkout"])
 def test_an_installed_server_serves_a_game_in_english_and_french(source, built, venv, tmp_path):
     """Installed from the wheel, and with `pip install .` (not editable) from the copy."""
-    step(venv / BIN / "python", "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
-         built[1] if source == "wheel" else built[0])
+    pip(venv, "--force-reinstall", "--no-deps", built[1] if source == "wheel" else built[0])
     package = installed_package(venv, tmp_path)
     before = files(package), compiled_catalogs(ROOT)
     process, base, _ = started(
@@ -112,6 +112,12 @@ def copy_of_checkout(target: Path) -> Path:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target / name)
     return target
+
+
+def pip(venv: Path, *arguments) -> None:
+    """`pip install` into `venv`, by this environment's pip."""
+    step(sys.executable, "-m", "pip", "--python", venv / BIN / "python", "install", "-q",
+         *arguments)
 
 
 def step(*command) -> None:
