@@ -4,7 +4,7 @@ error, and nothing acknowledged lost when a server process is killed.
 
     python bench/hosted.py [--engines waitress,gevent] [--tables 100,150] [--every 5]
                            [--seconds 60] [--warm-up 10] [--processes 2] [--kill]
-                           [--connections N] [--pooled]
+                           [--connections N]
 
 The stack (bench/balanced.py): a PostgreSQL of its own, the table server in PROCESSES
 processes on a port of 127.0.0.1, haproxy in front on another (with `option
@@ -23,9 +23,11 @@ be), on a stack of its own:
   proxy="127.0.0.1", hosted=True, screens=S)`, 2 connections a screen for each worker.
   gunicorn and gevent are not the app's dependencies: `pip install gunicorn gevent` first.
 
-`--pooled`: the app's PostgreSQL connections lent from a pool of each process for each
-use (pool_connections), not kept by each thread or greenlet. Either way PostgreSQL is
-started to take a connection for each thread or greenlet that may hold one.
+Each process may hold every stream of the run, and SPARE_SCREENS more (the system hands
+new connections to the processes unevenly, and those of a killed one all at once to the
+others). Each lends its PostgreSQL
+connections from its pool (companion/store/postgres.py's POOL_SIZE) and listens on one
+more: PostgreSQL is started to take those of every process, and DB_SPARE more.
 
 Each table is played as browsers would (asyncio, raw HTTP/1.1 on 127.0.0.1, each device
 from an address of its own of 127.0.0.0/8, so that the app counts each one apart): its
@@ -87,7 +89,7 @@ from bench.faults import Form, expect, forms
 from companion.rules.record import load_setup, parse_event
 from companion.rules.refusal import Refusal
 from companion.rules.state import apply, new_game
-from companion.store import open_store
+from companion.store import open_store, postgres
 from companion.web.forms import form_values
 
 PLAYERS = ["Anna", "Bert", "Claus", "Dieter", "Ella"]
@@ -96,7 +98,7 @@ RECORDS = 8  # games the tables play (table n plays record n % RECORDS)
 SCREENS = 7  # a table's: the host's table page, the TV view, 5 seated phones
 SPARE_SCREENS = 16  # streams a process may hold beyond every screen of the run
 WORKER_CONNECTIONS = 2  # connections a gevent worker takes for each screen at most
-DB_SPARE = 50  # PostgreSQL connections besides one a server thread or greenlet
+DB_SPARE = 50  # PostgreSQL connections besides the server processes' (this bench's own)
 EVERY_30S = 30.0  # seconds: a live part asks for itself that often besides (htmx `every`)
 RETRY = 1.0  # seconds: a broken stream opens again after that (its `retry`)
 SILENT = 45.0  # seconds a stream may stay silent (a comment every 15 s) before it is broken
@@ -189,13 +191,12 @@ def engine_command(engine: str, url: str, port: int, args, screens: int) -> list
         options = ["--hosted", "--database", url, "--host", "127.0.0.1", "--port", str(port),
                    "--proxy", "127.0.0.1", "--processes", str(args.processes),
                    "--screens", str(screens)]
-        if args.connections is None and not args.pooled:
+        if args.connections is None:
             return [sys.executable, "-m", "companion.cli", *options]
         launch = "import sys; from bench.hosted import waitress_main; waitress_main(sys.argv[1:])"
-        return [sys.executable, "-c", launch, str(args.connections or 0),
-                str(int(args.pooled)), *options]
-    factory = (f"bench.hosted:{'pooled_app' if args.pooled else 'app'}(database={url!r}, "
-               f"proxy='127.0.0.1', hosted=True, screens={screens})")
+        return [sys.executable, "-c", launch, str(args.connections), *options]
+    factory = (f"bench.hosted:app(database={url!r}, proxy='127.0.0.1', hosted=True, "
+               f"screens={screens})")
     return [sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--workers",
             str(args.processes), "--worker-connections", str(WORKER_CONNECTIONS * screens),
             "--keep-alive", "30", "--graceful-timeout", "5", "--bind",
@@ -208,59 +209,13 @@ def app(**options):
     return create_app(None, **options)
 
 
-def pooled_app(**options):
-    """For gunicorn: the app, its PostgreSQL connections pooled (see pool_connections)."""
-    pool_connections()
-    return app(**options)
-
-
 def waitress_main(argv: list[str]) -> None:
-    """`templari-companion` with waitress's connection_limit CONNECTIONS (argv[0], 0: as
-    it is) and PostgreSQL's connections pooled if argv[1] is 1, then the command's
-    arguments."""
+    """`templari-companion` with waitress's connection_limit CONNECTIONS (argv[0]), then
+    the command's arguments."""
     from companion.cli import main as cli
     from companion.server import serve
-    if int(argv[0]):
-        serve.CONNECTIONS = int(argv[0])
-    if int(argv[1]):
-        pool_connections()
-    sys.exit(cli(argv[2:]))
-
-
-def pool_connections() -> None:
-    """The store's PostgreSQL connections lent for each use from a pool of the process
-    (as many as were ever used at once), not one kept by each thread (waitress: a thread
-    for each stream held) or greenlet (gevent: one for each connection a device opens); a
-    use within a use takes the same one. What companion/store/postgres.py would do with
-    a pool of its own (psycopg_pool's ConnectionPool, say)."""
-    import psycopg
-
-    from companion.store import postgres
-    pools = {}  # process: its free connections (a process forked keeps none of its parent's)
-
-    @contextmanager
-    def lent(store):
-        db = getattr(store._local, "db", None)
-        if db is not None:  # a use within a use
-            yield db
-            return
-        free = pools.setdefault(os.getpid(), [])
-        try:
-            db = free.pop()
-        except IndexError:
-            db = None
-        try:
-            db = store._local.db = db or postgres._Queries(store._connection())
-            yield db
-        except psycopg.OperationalError as error:
-            db.connection.close()
-            raise postgres.StorageFault(postgres.UNREACHABLE) from error
-        finally:
-            store._local.db = None
-            if db is not None and not db.connection.closed and \
-                    db.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
-                free.append(db)
-    postgres.Store._connect = lent
+    serve.CONNECTIONS = int(argv[0])
+    sys.exit(cli(argv[1:]))
 
 
 @contextmanager
@@ -268,9 +223,9 @@ def stack(engine: str, tables: int, args):
     """PostgreSQL, the table server with `engine` sized for `tables`, haproxy in front: the
     Stack, stopped on leaving whatever happens."""
     screens = tables * SCREENS + SPARE_SCREENS
-    threads = args.processes * (screens + 8)  # (waitress's; gevent's greenlets as many)
+    connections = args.processes * (postgres.POOL_SIZE + 1) + DB_SPARE
     with tempfile.TemporaryDirectory() as folder, ExitStack() as cleanup:
-        url = cleanup.enter_context(balanced.postgresql(threads + DB_SPARE))
+        url = cleanup.enter_context(balanced.postgresql(connections))
         port = balanced.free_port()
         log = cleanup.enter_context(open(Path(folder) / "server.log", "w+b"))
         server = subprocess.Popen(engine_command(engine, url, port, args, screens), cwd=ROOT,
@@ -865,8 +820,6 @@ def main(argv=None) -> None:
                         help="kill one server process in the middle of the measured seconds")
     parser.add_argument("--connections", type=int, metavar="N",
                         help="waitress's connection_limit in each process (serve.CONNECTIONS)")
-    parser.add_argument("--pooled", action="store_true",
-                        help="the app's PostgreSQL connections pooled (pool_connections)")
     args = parser.parse_args(argv)
     engines = args.engines.split(",")
     if set(engines) - {"waitress", "gevent"}:

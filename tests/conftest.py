@@ -6,9 +6,22 @@ import would make its own session fixtures, and a second Playwright).
 Each test is marked with what it needs beyond the virtual environment, found from the
 fixtures it uses (the markers are pyproject.toml's): `-m "not browser and not postgres
 and not root"` runs the tests that need none of it."""
+import pytest
+
 from tests.browser_helpers import (browser, phone_browser, phone_net, playwright,  # noqa: F401
                                    server)
 from tests.postgres import database, postgres_server  # noqa: F401,E402
+from tests.web_helpers import OPENED
+
+
+@pytest.fixture(autouse=True)
+def closed_stores():
+    """The PostgreSQL stores of the apps a test made are closed after it (their pools), so
+    that the tests' server is never short of connections."""
+    yield
+    while OPENED:
+        OPENED.pop().close()
+
 
 # The modules whose tests take longest, sent to the test processes first (pytest-xdist
 # hands out tests in the order collected): none of them is left to run alone at the end.

@@ -4,14 +4,19 @@ what only PostgreSQL shows, through the app and the server."""
 import os
 import signal
 import sys
+import threading
 
 import pytest
 
-from companion.store import games, open_store
+from companion.rules.record import dump_record
+from companion.store import games, open_store, postgres
 from companion.store.sql import StorageFault
+from tests.helpers import setup
 from tests.real_http import RealClient, started, stop
+from tests.served import change_elsewhere
 from tests.test_storage import assert_refused, table_on
-from tests.web_helpers import FIRST_SALE, GAME, make_app, new_game, play, refuse_writes, text
+from tests.web_helpers import (FIRST_SALE, GAME, make_app, new_game, play, refuse_writes, text,
+                               with_options)
 
 pytestmark = pytest.mark.usefixtures("postgres_server")
 
@@ -71,19 +76,17 @@ def test_a_database_that_accepts_no_changes_says_so_and_pages_still_show(tmp_pat
 def test_a_database_that_cannot_be_reached_is_told_in_words(tmp_path, url, monkeypatch):
     """The database server goes away while the table plays: each screen says so (503), and
     the table carries on once it is back."""
-    import psycopg
     app, host, phone, token = table_on(tmp_path / "data", database=url)
     store = app.config["STORE"]
-
-    def unreachable(*args, **kwargs):
-        raise psycopg.OperationalError("connection refused")
-    monkeypatch.setattr(store, "_connection", unreachable)
-    store.close()
+    monkeypatch.setattr(postgres, "POOL_WAIT", 0.5)  # (a request waits that long for it)
+    monkeypatch.setattr(store, "url", f"postgresql://postgres@/templari?host={tmp_path}")
+    store.close()  # its connections now go where no server listens
     for client, page in ((host, f"/g/{token}"), (phone, f"/g/{token}/me")):
         answer = client.get(page)
         assert answer.status_code == 503
         assert "The game database cannot be reached" in text(answer)
     monkeypatch.undo()
+    store.close()
     assert all(words in text(host.get(f"/g/{token}")) for words in FIRST_SALE)
 
 
@@ -126,3 +129,67 @@ def test_two_hosted_servers_share_the_games_and_their_hosts(tmp_path, url):
         for process in (first, second):
             if process.poll() is None:
                 assert "Traceback" not in stop(process)
+
+
+def test_notices_listened_to_anew_first_say_any_game_may_have_moved(url):
+    """A game changed while the news connection was lost was never notified to it: the
+    first news of a connection listened to anew has every game followed read again; a
+    connection that fails is closed (the Watch listens anew)."""
+    import psycopg
+    store = open_store(None, url)
+    try:
+        first = store.news()
+        assert first.wait(0).anywhere and not first.wait(0).anywhere
+        token = games.create(store, dump_record(setup(), []), games.Options())
+        change_elsewhere(store, token)
+        assert first.wait(1).games == {token}
+        with psycopg.connect(url, autocommit=True) as db:  # the database ends that connection
+            db.execute("SELECT pg_terminate_backend(%s)", (first.connection.info.backend_pid,))
+        with pytest.raises(psycopg.Error):
+            first.wait(1)
+        assert first.connection.closed
+        again = store.news()
+        assert again.wait(0).anywhere
+    finally:
+        store.close()
+
+
+def test_a_process_holds_a_bounded_pool_of_connections_however_many_threads_ask(tmp_path, url):
+    """40 requests at once from as many threads (waitress gives a thread to each stream
+    held and each request) use at most the pool's connections, and each is answered."""
+    import psycopg
+    app = make_app(tmp_path / "data", database=url)
+    token = new_game(app.test_client())
+    answers, start = [], threading.Barrier(40)
+
+    def ask():
+        start.wait()
+        answers.append(app.test_client().get(f"/g/{token}").status_code)
+    askers = [threading.Thread(target=ask) for _ in range(40)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join()
+    with psycopg.connect(url, autocommit=True) as db:
+        held = db.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = 'templari' "
+                          "AND pid <> pg_backend_pid()").fetchone()[0]
+    assert answers == [200] * 40 and 1 <= held <= postgres.POOL_SIZE
+
+
+def test_a_server_started_beside_a_write_under_way_neither_waits_for_it_nor_changes_a_table(url):
+    """A second process started while a table records an action (its transaction open)
+    starts at once: the tables and triggers are there as it would make them."""
+    import psycopg
+    store = open_store(None, url)
+    token = games.create(store, dump_record(setup(), []), games.Options())
+    try:
+        with psycopg.connect(url) as writer:  # a write under way, not yet committed
+            writer.execute("UPDATE games SET moves = 'x' WHERE token = %s", (token,))
+            with psycopg.connect(url, autocommit=True) as db:
+                schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            # (a start that would wait for the write gives up after 2 s, and fails)
+            open_store(None, with_options(url, "-c lock_timeout=2s")).close()
+            writer.rollback()
+        assert schema == (postgres.SCHEMA_VERSION,)
+    finally:
+        store.close()

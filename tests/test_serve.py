@@ -4,6 +4,7 @@ import http.client
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -306,6 +307,32 @@ def test_several_processes_share_the_games_and_show_each_change(tmp_path):
     assert b"Traceback" not in server.stderr.read()
 
 
+def test_a_killed_server_process_is_replaced_and_the_games_are_served_on(tmp_path):
+    """Of 2 processes, each killed in turn (kill -9) is replaced: the games are served by
+    the processes that replaced them."""
+    store = create_app(tmp_path / "data").config["STORE"]
+    record = json.loads((FIXTURES / "full-game-3.json").read_text(encoding="utf-8"))
+    token = games.create(store, {**record, "events": record["events"][:1]}, games.Options())
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
+                               "--port", str(port), "--data-dir", str(tmp_path / "data"),
+                               "--processes", "2"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert get_when_up(port, f"/g/{token}").status == 200
+        first = child_pids(server.pid)
+        for replaced, killed in enumerate(sorted(first), 1):
+            os.kill(killed, signal.SIGKILL)
+            deadline = time.monotonic() + 30
+            while len(child_pids(server.pid) - first) < replaced:
+                assert time.monotonic() < deadline, "the killed process was not replaced"
+                time.sleep(0.05)
+        assert {get_when_up(port, f"/g/{token}").status for _ in range(20)} == {200}
+    finally:
+        server.terminate()
+        assert server.wait(timeout=30) is not None
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -331,7 +358,11 @@ def get_when_up(port: int, path: str, tries: int = 600) -> http.client.HTTPRespo
 
 def children(pid: int) -> int:
     """How many child processes `pid` has."""
-    return len(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+    return len(child_pids(pid))
+
+
+def child_pids(pid: int) -> set[int]:
+    return set(map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()))
 
 
 def test_where_there_is_no_poll_waitress_holds_what_select_can_watch(tmp_path, monkeypatch):

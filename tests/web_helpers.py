@@ -8,6 +8,7 @@ turn them into the form values the pages use ("0", "0:1").
 import html
 import json
 import re
+from urllib.parse import quote
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -89,6 +90,9 @@ class CompiledTemplates(BytecodeCache):
 TEMPLATES = CompiledTemplates()
 
 
+OPENED = []  # the PostgreSQL stores of the apps a test made: closed after it (conftest.py)
+
+
 def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, streams=False):
     """create_app with the checked client and a list of the exceptions it raised; phones
     are shown `lan_url`, if given, and the host is offered `others` ((url, label) each);
@@ -105,6 +109,8 @@ def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, str
     app.jinja_env.bytecode_cache = TEMPLATES
     app.test_client_class = CheckedClient
     app.extensions["test_errors"] = []
+    if database:
+        OPENED.append(app.config["STORE"])
     got_request_exception.connect(
         lambda sender, exception, **_: sender.extensions["test_errors"].append(exception),
         app, weak=False)
@@ -360,17 +366,25 @@ def version(app, token) -> int:
 def refuse_writes(monkeypatch, store) -> None:
     """From now on the database itself refuses every write of `store`: SQLite's query_only
     (as a full or read-only disk would, where no disk can be mounted), PostgreSQL's
-    read-only transactions (as a standby server would)."""
+    read-only transactions (as a standby server would: each new connection's)."""
+    if not hasattr(store, "path"):
+        read_only = with_options(store.url, "-c default_transaction_read_only=on")
+        monkeypatch.setattr(store, "url", read_only)
+        store.close()  # the next connections are refusing ones
+        return
     connection = store._connection
-    refuse = ("PRAGMA query_only = ON" if hasattr(store, "path")
-              else "SET default_transaction_read_only = on")
 
     def refusing_writes(*args, **kwargs):
         db = connection(*args, **kwargs)
-        db.execute(refuse)
+        db.execute("PRAGMA query_only = ON")
         return db
     monkeypatch.setattr(store, "_connection", refusing_writes)
     store.close()  # the thread's next connection is a refusing one
+
+
+def with_options(url: str, options: str) -> str:
+    """A PostgreSQL URL whose connections start with these server `options`."""
+    return f"{url}{'&' if '?' in url else '?'}options={quote(options)}"
 
 
 def hand_edit(app, sql: str, *params) -> list[tuple]:

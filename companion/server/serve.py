@@ -12,6 +12,7 @@ import os
 import select
 import signal
 import socket
+import time
 from functools import partial
 
 import waitress
@@ -34,6 +35,7 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (IPV6_V6ONLY, as waitress 
 BACKLOG = 1024
 WORKERS = 8  # threads for requests, besides one per stream held
 CONNECTIONS = 250  # connections open at once (below select()'s 512 sockets, Windows')
+REPLACED_AFTER = 1.0  # seconds before a server process that ended by itself is replaced
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
 _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
 _FORBIDDEN = {errno.EACCES, 10013}  # not allowed to this user (a port below 1024), or, on
@@ -218,24 +220,32 @@ def tell_hosted(host, port, kept_in, names, keep_days) -> None:
 def serve_processes(make_app, listening: list[socket.socket], count: int) -> None:
     """`count` processes, each with its own app from `make_app()` and its own caches
     (kept right by the stamps in the database), taking turns at the `listening` sockets:
-    the system gives each new connection to one of them. Stopped all together (Ctrl+C,
+    the system gives each new connection to one of them. One that ends by itself (killed,
+    failed) is replaced REPLACED_AFTER seconds later. Stopped all together (Ctrl+C,
     SIGTERM)."""
     running = set()
-    for _ in range(count):
+    stopping = []
+
+    def start() -> None:
         child = os.fork()
         if child == 0:
             _child(make_app, listening)
         running.add(child)
-    for sock in listening:
-        sock.close()
 
     def stop(*_) -> None:
+        stopping.append(True)
         for child in running:
             os.kill(child, signal.SIGTERM)
     signal.signal(signal.SIGTERM, stop)
+    for _ in range(count):
+        start()
     while running:
         try:
             running.discard(os.waitpid(-1, 0)[0])
+            if not stopping:
+                time.sleep(REPLACED_AFTER)  # (one that fails at start is not a busy loop)
+                if not stopping:
+                    start()
         except KeyboardInterrupt:
             stop()
         except ChildProcessError:  # none left
@@ -244,7 +254,8 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
 
 def _child(make_app, listening: list[socket.socket]) -> None:
     """One server process: serve until stopped, then leave without running the parent's
-    clean-up."""
+    clean-up. Stopped while it starts, it ends at once (not with the parent's handlers)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     code = 0
     try:
         app = make_app()

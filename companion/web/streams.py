@@ -43,7 +43,6 @@ def events(token):
     its browser opens the stream again): a `change` at once if the game moved since. 204
     where this process holds no more streams (the screen polls), and to a HEAD."""
     game = game_or_404(token)
-    current_app.config["STORE"].close()  # (this thread's connection: a stream needs none)
     changes = current_app.extensions["changes"]
     generation = changes.take_room() if request.method == "GET" else None
     if generation is None:
