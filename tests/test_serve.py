@@ -282,14 +282,7 @@ def test_several_processes_share_the_games_and_show_each_change(tmp_path):
     """`--processes 2`: two server processes take turns at one port; a change made by a
     third (another process writing to the data directory) shows on every connection,
     whichever process answers it (their caches are keyed by the stamp in the database)."""
-    store = create_app(tmp_path / "data").config["STORE"]
-    record = json.loads((FIXTURES / "full-game-3.json").read_text(encoding="utf-8"))
-    token = games.create(store, {**record, "events": record["events"][:1]}, games.Options())
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
-                               "--port", str(port), "--data-dir", str(tmp_path / "data"),
-                               "--processes", "2"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+    store, record, token, port, server = two_processes(tmp_path)
     try:
         first = get_when_up(port, f"/g/{token}")
         assert first.status == 200 and children(server.pid) == 2
@@ -310,14 +303,7 @@ def test_several_processes_share_the_games_and_show_each_change(tmp_path):
 def test_a_killed_server_process_is_replaced_and_the_games_are_served_on(tmp_path):
     """Of 2 processes, each killed in turn (kill -9) is replaced: the games are served by
     the processes that replaced them."""
-    store = create_app(tmp_path / "data").config["STORE"]
-    record = json.loads((FIXTURES / "full-game-3.json").read_text(encoding="utf-8"))
-    token = games.create(store, {**record, "events": record["events"][:1]}, games.Options())
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
-                               "--port", str(port), "--data-dir", str(tmp_path / "data"),
-                               "--processes", "2"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    _, _, token, port, server = two_processes(tmp_path)
     try:
         assert get_when_up(port, f"/g/{token}").status == 200
         first = child_pids(server.pid)
@@ -331,6 +317,21 @@ def test_a_killed_server_process_is_replaced_and_the_games_are_served_on(tmp_pat
     finally:
         server.terminate()
         assert server.wait(timeout=30) is not None
+    assert b"Traceback" not in server.stderr.read()
+
+
+def two_processes(tmp_path):
+    """A game of its first event, and the server started on it with `--processes 2`:
+    (the store, the record, the game's token, the port, the server's process)."""
+    store = create_app(tmp_path / "data").config["STORE"]
+    record = json.loads((FIXTURES / "full-game-3.json").read_text(encoding="utf-8"))
+    token = games.create(store, {**record, "events": record["events"][:1]}, games.Options())
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "--host", "127.0.0.1",
+                               "--port", str(port), "--data-dir", str(tmp_path / "data"),
+                               "--processes", "2"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    return store, record, token, port, server
 
 
 def free_port() -> int:
