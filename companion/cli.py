@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="check, before the first phone tries: the addresses phones may "
                              "use, the port, the data directory, and whether this machine "
                              "reaches itself through each address; then stop")
+    parser.add_argument("--new-operator-key", action="store_const", const=_new_key,
+                        dest="run", help="print a new random key for the operator of a hosted "
+                                         "server (TEMPLARI_OPERATOR_KEY), then stop")
     parser.add_argument("--processes", type=_count, default=1, metavar="N",
                         help="server processes sharing the games (1 by default; more for a "
                              "club night's many tables on a machine with several cores)")
@@ -82,7 +85,11 @@ def _serve(args) -> int:
     why."""
     from companion.server.serve import CannotListen, serve
     from companion.store.sql import StorageFault
+    from companion.web.screens.operator import weak_key
 
+    if args.hosted and weak_key():
+        print(f"error: {weak_key()}", file=sys.stderr)
+        return 1
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
               database=args.database, proxy=args.proxy, hosted=args.hosted,
@@ -96,10 +103,19 @@ def _serve(args) -> int:
 
 
 def _check(args) -> int:
-    """The report of `--check`, printed; 0 whatever it finds (it only tells)."""
+    """The report of `--check`, printed; 0 if the server would start, 1 if not."""
     from .check import report
 
-    print(report(args.host, args.port, args.data_dir, args.names, args.database))
+    said = report(args.host, args.port, args.data_dir, args.names, args.database)
+    print(said.text)
+    return 0 if said.starts else 1
+
+
+def _new_key(args) -> int:
+    """A new operator's key, printed."""
+    from companion.web.screens.operator import new_key
+
+    print(new_key())
     return 0
 
 

@@ -92,10 +92,11 @@ def test_a_database_that_cannot_be_reached_is_told_in_words(tmp_path, url, monke
 
 def test_the_check_says_whether_the_database_can_be_used_and_changes_nothing(url):
     from companion.check import report
-    assert "- Games are kept in " + url + ": 0 games." in report("127.0.0.1", 0, "unused", (), url)
+    usable = report("127.0.0.1", 0, "unused", (), url)
+    assert "- Games are kept in " + url + ": 0 games." in usable.text and usable.starts
     said = report("127.0.0.1", 0, "unused", (), "postgresql://someone:secret@127.0.0.1:1/x")
     assert "- The server will not start: the database postgresql://someone:***@127.0.0.1:1/x " \
-           "cannot be used (" in said and "secret" not in said
+           "cannot be used (" in said.text and "secret" not in said.text and not said.starts
 
 
 def test_two_hosted_servers_share_the_games_and_their_hosts(tmp_path, url):

@@ -19,6 +19,7 @@ from companion.server import network, serve
 from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app, streams
+from companion.web.screens import operator
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
@@ -116,6 +117,42 @@ def test_a_taken_port_is_one_line_and_no_address_is_printed(tmp_path, capsys):
     assert code == 1 and out == ""
     assert err == (f"error: port {port} is taken by another program (a server started "
                    f"before?): stop it, or start with another port, e.g. --port {port + 1}\n")
+
+
+def test_the_check_exits_1_when_the_server_would_not_start_and_0_when_it_would(tmp_path,
+                                                                              capsys):
+    """--check on a port another program holds, or on a data directory that is a file:
+    the server would not start (status 1); on a free port and a new folder it would."""
+    (tmp_path / "a-file").write_text("")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        assert cli.main(["--check", "--host", "127.0.0.1", "--port", port,
+                         "--data-dir", str(tmp_path / "data")]) == 1
+    assert cli.main(["--check", "--host", "127.0.0.1", "--port", port,
+                     "--data-dir", str(tmp_path / "a-file")]) == 1
+    assert cli.main(["--check", "--host", "127.0.0.1", "--port", port,
+                     "--data-dir", str(tmp_path / "data")]) == 0
+    assert "is a file, not a directory" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("key, said", [
+    ("short-key", "TEMPLARI_OPERATOR_KEY has 9 characters, fewer than 22"),
+    ("abcabcabcabcabcabcabcabc", "TEMPLARI_OPERATOR_KEY has 3 different characters, fewer "
+                                 "than 12")])
+def test_a_hosted_server_with_a_weak_operator_key_does_not_start(tmp_path, capsys,
+                                                                 monkeypatch, key, said):
+    """A key that could be guessed stops the start in one line that says how to make one;
+    `--new-operator-key` prints one the server takes (192 random bits)."""
+    monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", key)
+    assert cli.main(["--hosted", "--host", "127.0.0.1", "--port", "0",
+                     "--data-dir", str(tmp_path / "data")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"error: {said}: it could be guessed; make one with "
+                                 "templari-companion --new-operator-key\n")
+    assert cli.main(["--new-operator-key"]) == 0
+    made = capsys.readouterr().out.strip()
+    monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", made)
+    assert len(made) == 32 and operator.operator_key() == made and operator.weak_key() is None
 
 
 @pytest.mark.parametrize(("port", "refusal", "said"), [

@@ -299,5 +299,6 @@ def test_the_check_tells_a_damaged_log_before_the_server_is_started(table, tmp_p
     flipped(log, offset)
     damaged = log.read_bytes()
     told = report("127.0.0.1", 0, str(log.parent))
-    assert f"- The server will not start: {log} is damaged (frame " in told
+    assert f"- The server will not start: {log} is damaged (frame " in told.text
+    assert not told.starts
     assert log.read_bytes() == damaged

@@ -211,7 +211,7 @@ def test_anything_posted_to_a_hosted_route_is_applied_or_refused_in_words(app, e
         assert world(app) == before, answer.status_code
 
 
-OPERATOR_KEY = "an operator key of the environment"
+OPERATOR_KEY = "Xq7-mB2vR9kL_pW4sT8nY1cZ"  # (as --new-operator-key makes one)
 
 
 def test_the_operator_reads_the_use_and_removes_a_game_with_the_key(app, monkeypatch):
@@ -237,7 +237,8 @@ def test_the_operator_reads_the_use_and_removes_a_game_with_the_key(app, monkeyp
 
 
 def test_the_operator_s_page_needs_a_key_and_stops_guessers(app, monkeypatch):
-    """No key in the environment (or one too short to be one): no page at all. With one,
+    """No key in the environment (or one that could be guessed: the server does not start
+    with it, tests/test_serve.py): no page at all. With one,
     a device that typed 5 wrong keys within the minute is stopped."""
     assert app.test_client().get("/operator").status_code == 404
     monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", "short")

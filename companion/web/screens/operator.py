@@ -15,14 +15,38 @@ from .host import token_of_code, typed_code
 
 blueprint = Blueprint("operator", __name__)
 KEY_VARIABLE = "TEMPLARI_OPERATOR_KEY"
-MIN_KEY_LENGTH = 16  # characters: a shorter key is no key (the page stays closed)
+MIN_KEY_LENGTH = 22  # characters: 128 bits written as `templari-companion --new-operator-key`
+# writes them (URL-safe base64), the least a key may have
+MIN_KEY_SYMBOLS = 12  # different characters a key has at least (a random one of 22 has
+# about 19): a word repeated or a run of keys on a keyboard is no key
 TRIES_PER_MINUTE = 5  # wrong keys one address may type
 
 
-def operator_key() -> str | None:
-    """The operator's key, if the environment gives one long enough."""
+def new_key() -> str:
+    """A random operator's key of 192 bits."""
+    return secrets.token_urlsafe(24)
+
+
+def weak_key() -> str | None:
+    """Why the environment's key is too weak to be one, in a line; None if it is none or a
+    strong one (the server then refuses to start: guards a hosted server's operator)."""
     key = os.environ.get(KEY_VARIABLE, "")
-    return key if len(key) >= MIN_KEY_LENGTH else None
+    if not key:
+        return None
+    if len(key) < MIN_KEY_LENGTH:
+        why = f"has {len(key)} characters, fewer than {MIN_KEY_LENGTH}"
+    elif len(set(key)) < MIN_KEY_SYMBOLS:
+        why = f"has {len(set(key))} different characters, fewer than {MIN_KEY_SYMBOLS}"
+    else:
+        return None
+    return (f"{KEY_VARIABLE} {why}: it could be guessed; make one with "
+            "templari-companion --new-operator-key")
+
+
+def operator_key() -> str | None:
+    """The operator's key, if the environment gives a strong one."""
+    key = os.environ.get(KEY_VARIABLE, "")
+    return key if key and weak_key() is None else None
 
 
 @blueprint.before_request
