@@ -15,8 +15,8 @@ from tests.helpers import setup
 from tests.real_http import RealClient, started, stop
 from tests.served import change_elsewhere
 from tests.test_storage import assert_refused, table_on
-from tests.web_helpers import (FIRST_SALE, GAME, make_app, new_game, play, refuse_writes, text,
-                               with_options)
+from tests.web_helpers import (FIRST_SALE, GAME, find_form, make_app, new_game, page_headers,
+                               phone_client, play, refuse_writes, text, with_options)
 
 pytestmark = pytest.mark.usefixtures("postgres_server")
 
@@ -194,3 +194,32 @@ def test_a_server_started_beside_a_write_under_way_neither_waits_for_it_nor_chan
         assert schema == (postgres.SCHEMA_VERSION,)
     finally:
         store.close()
+
+
+def test_a_hosted_server_whose_database_is_down_says_so_on_every_page_and_change(
+        tmp_path, url, monkeypatch):
+    """Every page of a hosted game and a change answer 503 with the sentence (the error
+    page asks the database nothing: not who hosts the game); the database back, the
+    change made from the same page is recorded."""
+    app = make_app(tmp_path / "data", database=url, hosted=True)
+    host = phone_client(app, "203.0.113.5")
+    host.expected = {503}
+    token = new_game(host)
+    play(host, token, GAME[:2])
+    page = host.get(f"/g/{token}")
+    undo = find_form(page, f"/g/{token}/undo")
+    store = app.config["STORE"]
+    monkeypatch.setattr(postgres, "POOL_WAIT", 0.1)
+    monkeypatch.setattr(store, "url", f"postgresql://postgres@/templari?host={tmp_path}")
+    store.close()  # its connections now go where no server listens
+    for path in ("/", "", "/live?v=0", "/history", "/score", "/tv", "/me", "/settings",
+                 "/record.json"):
+        answer = host.get(f"/g/{token}{path}" if path != "/" else path)
+        assert answer.status_code == 503, path
+        assert "The game database cannot be reached" in text(answer), path
+    sent = dict(data=undo.fields, headers=page_headers(page))
+    assert host.post(undo.action, **sent).status_code == 503
+    monkeypatch.undo()
+    store.close()
+    assert host.post(undo.action, **sent).status_code in (200, 303)
+    assert "Round 1: the auction" in text(host.get(f"/g/{token}"))  # the sale undone
