@@ -98,7 +98,7 @@ def announced(record: dict, event: dict, before, after) -> str | None:
         discarded = (f", discarded {card_words(record, event['discard'])}"
                      if event["discard"] else "")
         goes_on = ("the auction restarts" if before.lot else  # a side sale's (R5's ruling)
-                   "the side sale's auction goes on without them")
+                   "the side sale's auction starts again without them")
         return f"{event['player']} bid more than they hold{discarded}; {goes_on}"
     return None
 

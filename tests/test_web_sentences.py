@@ -33,12 +33,13 @@ def test_R9_a_french_phone_barred_by_the_opening_says_it_cannot_bid(app, host):
     assert "Highest bid you can make" not in words
 
 
-def test_R5_R6_an_overbid_before_the_reveal_lets_the_side_sale_s_auction_go_on(app, host):
-    """Before the reveal an overbid is in a side sale's auction, which goes on without the
-    player (R5's ruling): the screens said the auction restarts."""
+def test_R5_R6_an_overbid_before_the_reveal_starts_the_side_sale_s_auction_again(app, host):
+    """Before the reveal an overbid is in a side sale's auction, which starts again without
+    the player (R5: "l'enchère en cours est recommencée sans ce joueur"), who is not
+    excluded from the lot's: not the lot's auction restarting."""
     token = imported(host, reveal("red 1 blue 5"), Sold("Anna", 3), overbid("Anna", "red 1"))
-    said = ("Anna bid more than they hold, discarded ♦ red 1; the side sale's auction goes "
-            "on without them")
+    said = ("Anna bid more than they hold, discarded ♦ red 1; the side sale's auction starts "
+            "again without them")
     assert said in text(host.get(f"/g/{token}"))
     history = text(host.get(f"/g/{token}/history"))
     assert said in history and "restarts" not in history

@@ -47,7 +47,7 @@ class Penalty:
 @dataclass(frozen=True, slots=True)
 class Overbid:
     """`player` bid more than they hold: they discard a card; the lot's auction restarts
-    without them, a side sale's goes on without them (R5)."""
+    without them, a side sale's starts again without them (R5)."""
 
     player: str
     discard: Card | None

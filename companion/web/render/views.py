@@ -25,11 +25,11 @@ FREE_AT_ZERO = Phrase(N_("French rules: a win at 0 is a free lot, no money moves
 _OVERBIDS = {
     (True, True): N_("{player} bid more than they hold, discarded {card}; the auction restarts"),
     (True, False): N_("{player} bid more than they hold, discarded {card}; the side sale's "
-                      "auction goes on without them"),
+                      "auction starts again without them"),
     (True, None): N_("{player} bid more than they hold, discarded {card}"),
     (False, True): N_("{player} bid more than they hold; the auction restarts"),
-    (False, False): N_("{player} bid more than they hold; the side sale's auction goes on "
-                       "without them"),
+    (False, False): N_("{player} bid more than they hold; the side sale's auction starts "
+                       "again without them"),
     (False, None): N_("{player} bid more than they hold"),
 }
 
@@ -407,7 +407,7 @@ def describe_event(game: Game, event, paid: bool | None = None,
                    lot: bool | None = None) -> Phrase:
     """An event in plain words; `paid`: whether a penalty's coin was paid (R4); `lot`:
     whether an overbid was in the lot's auction, which restarts, or in a side sale's,
-    which goes on without the player (R5); each if known (an event undone or corrected
+    which starts again without the player (R5); each if known (an event undone or corrected
     is told without the game as it was then)."""
     if isinstance(event, Reveal):
         return Phrase(N_("Revealed {cards}"),
