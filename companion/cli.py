@@ -22,7 +22,11 @@ def main(argv=None) -> int:
         if hasattr(stream, "reconfigure"):  # (none under pythonw)
             stream.reconfigure(encoding="utf-8")
     args = _parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # the reader stopped reading (`... | head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (the exit's flush)
+        return 1
 
 
 def _parser() -> argparse.ArgumentParser:

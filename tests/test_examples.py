@@ -4,6 +4,9 @@ Also the CLI's error contract of game-record.md: exit 1, nothing on standard out
 one line on standard error beginning `event N:` or `header:`.
 """
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -79,8 +82,32 @@ def test_cli_summary_shows_round_pot_start_player_coins_and_points(path, capsys)
                         else f"Round {rounds + 1} of 15 ({rounds} played)")
     assert lines[1] == f"Pot: {expected['pot']}    Start player: {expected['start_player']}"
     for player in expected["players"]:
-        assert any(line.startswith(f"{player['name']}: {player['coins']} coins, "
-                                   f"{player['points']} points") for line in lines)
+        assert any(line.startswith(f"{player['name']}: {counted(player['coins'], 'coin')}, "
+                                   f"{counted(player['points'], 'point')} ") for line in lines)
+
+
+def counted(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def test_cli_summary_says_1_coin(tmp_path, capsys):
+    """One coin is "1 coin" (a game of 1 start coin, not yet begun: all tie for the coin
+    bonus, R10)."""
+    record = {**load(FIXTURES / "full-game-1.json"), "start_coins": 1, "events": []}
+    status, out, _ = replay(capsys, write_record(tmp_path, record))
+    assert status == 0 and "Anna: 1 coin, 2 points (0 for cards + 2 coin bonus)" in out
+
+
+def test_cli_output_read_in_part_ends_without_a_traceback(tmp_path):
+    """`templari-companion replay --json GAME | head -1`: the reader stops, the command
+    ends quietly (status 1, nothing on stderr)."""
+    read, written = os.pipe()
+    os.close(read)  # the reader gone before a word is written (head, once it has its line)
+    command = subprocess.run([sys.executable, "-m", "companion.cli", "replay", "--json",
+                              str(FIXTURES / "full-game-1.json")], stdout=written,
+                             stderr=subprocess.PIPE, timeout=30)
+    os.close(written)
+    assert (command.returncode, command.stderr) == (1, b"")
 
 
 def tamper(name, change):

@@ -150,3 +150,13 @@ def test_the_reveal_grid_offers_exactly_the_cards_that_may_still_turn_up(app, ho
     assert len(cells) == len(families) * len(NUMBERS)
     assert {value for value, disabled in cells if not disabled} == expected
     assert len(expected) == {22: 48, 35: 22, 43: 4}[count]  # 60 cells less those used up
+
+
+def test_in_the_last_round_one_round_is_still_to_come_not_one_rounds(app, host):
+    """The heading's plural follows the rounds, not the cards (round 15's lot on the
+    table: 2 cards in 1 round)."""
+    events = json.loads(GAME_1.read_text(encoding="utf-8"))["events"]
+    last = max(index for index, event in enumerate(events) if event["type"] == "reveal")
+    token = imported(host, last)  # everything before round 15's reveal
+    assert "Still to come: 2 cards in 1 round" in text(host.get(f"/g/{token}/tv"))
+    assert "1 rounds" not in text(host.get(f"/g/{token}"))

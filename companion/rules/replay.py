@@ -28,14 +28,15 @@ def replay_text(state: GameState) -> str:
     result = state.score()
     lines = [_progress(state), f"Pot: {state.pot}    Start player: {state.start_player}", ""]
     for player, hand in zip(result.players, state.hands):
-        lines.append(f"{player.name}: {player.coins} coins, {_points(player.points)} "
+        lines.append(f"{player.name}: {_counted(player.coins, 'coin')}, "
+                     f"{_counted(player.points, 'point')} "
                      f"({player.set_points} for cards + {player.coin_bonus} coin bonus), "
                      f"card sum {player.card_sum}")
         for family in state.setup.families:
             numbers = [str(card.number) for card in hand if card.family == family]
             if numbers:
                 points = player.family_points(family)
-                lines.append(f"    {family}: {' '.join(numbers)}  ({_points(points)})")
+                lines.append(f"    {family}: {' '.join(numbers)}  ({_counted(points, 'point')})")
     lines.append("")
     label = "Winner" if state.finished else "Leading"
     lines.append(f"{label}: {', '.join(result.winners)}")
@@ -58,5 +59,6 @@ def _progress(state: GameState) -> str:
     return text
 
 
-def _points(count: int) -> str:
-    return f"{count} point" + ("" if count == 1 else "s")
+def _counted(count: int, word: str) -> str:
+    """'1 coin', '2 coins'."""
+    return f"{count} {word}" + ("" if count == 1 else "s")

@@ -292,8 +292,9 @@ def _penalty(state: GameState, event: Penalty) -> GameState:
 
 def _overbid(state: GameState, event: Overbid) -> GameState:
     """The discard (R5); in the lot's auction, also the exclusion and the restart. Before
-    the reveal (side sales on) it happened in a side sale's auction, which goes on
-    without the player: no exclusion from the lot's auction, nothing to restart (R6)."""
+    the reveal (side sales on) it happened in a side sale's auction, which starts again
+    without the player: no exclusion from the lot's auction, which is not under way (R5,
+    R6)."""
     seat = state.setup.seat(event.player)
     if "overbid" not in next_actions(state):
         raise Refusal("R5", "no auction is under way for {player} to bid in: the lot is not "
