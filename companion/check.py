@@ -41,7 +41,12 @@ def report(host: str, port: int | None, data_dir: str, names=(),
         lines.append(f"- Port: {why}.")
     else:
         listening = True
-        lines.append(f"- Port {port} is free.")
+        if port:
+            lines.append(f"- Port {port} is free.")
+        else:  # (the addresses below are checked on the port this check was given)
+            port = sockets[0].getsockname()[1]
+            lines.append(f"- Port 0: the server will take any free port and print it (this "
+                         f"check was given {port}).")
     try:
         offered = offers(host, port, names)
         lines += _addresses(offered, is_loopback(host))
@@ -77,6 +82,10 @@ def _data(directory: Path) -> tuple[str, bool]:
     database = directory / DATABASE
     where = directory.resolve()
     if not directory.exists():
+        parent = next(folder for folder in where.parents if folder.exists())
+        if not parent.is_dir() or not os.access(parent, os.W_OK):
+            return (f"- {where} cannot be made ({parent} cannot be written): start with "
+                    "another --data-dir."), False
         return f"- Games will be kept in {where} (made at the first start).", True
     if not directory.is_dir():
         return (f"- {where} is a file, not a directory: start with another "

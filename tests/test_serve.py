@@ -415,3 +415,17 @@ def test_where_there_is_no_poll_waitress_holds_what_select_can_watch(tmp_path, m
         assert server.adj.connection_limit == serve.CONNECTIONS
     finally:
         server.close()
+
+
+def test_the_check_of_port_0_and_of_a_folder_that_cannot_be_made(tmp_path, capsys):
+    """--port 0: any free port, and the addresses are tried on the one the check had (not
+    "port 0 is free" and a firewall blamed); a data folder under a file cannot be made,
+    and the check says so rather than promise it."""
+    (tmp_path / "a-file").write_text("")
+    assert cli.main(["--check", "--host", "127.0.0.1", "--port", "0",
+                     "--data-dir", str(tmp_path / "a-file" / "data")]) == 1
+    out = capsys.readouterr().out
+    assert "- Port 0: the server will take any free port and print it" in out
+    assert f"- {tmp_path / 'a-file' / 'data'} cannot be made ({tmp_path / 'a-file'} cannot " \
+           "be written): start with another --data-dir." in out
+    assert "Port 0 is free" not in out
