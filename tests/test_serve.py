@@ -23,6 +23,7 @@ from companion.web.screens import operator
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
+BLANK = "\xa0"  # and its light modules with these (no-break) spaces
 
 
 ADDRESSES = [Address("192.168.1.5", "Wi-Fi"), Address("10.8.0.2", "VPN")]
@@ -61,6 +62,29 @@ def started(monkeypatch, tmp_path):
             calls[-1]["sockets"]):], "port": serve.DEFAULT_PORT}
     start.addresses = ADDRESSES
     return start
+
+
+class Terminal(io.StringIO):
+    """What the server prints to, as a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_terminal_s_qr_code_has_its_quiet_zone_and_is_black_on_white_in_any_theme(
+        monkeypatch):
+    """The QR standard's margin of 4 modules (2 lines of text, 4 blank columns); on a
+    terminal, the code is drawn in black and white of its own (ANSI colors), so that a dark
+    theme does not invert it; written to a file or a pipe, no color codes."""
+    from companion.web.render.qr import print_qr
+    plain, terminal = io.StringIO(), Terminal()
+    print_qr("http://192.168.1.20:8421/g/x/join", plain)
+    lines = plain.getvalue().splitlines()
+    assert lines[0].strip() == lines[1].strip() == "" and QR in lines[2]
+    assert all(line.startswith(BLANK * 4) for line in lines) and "\x1b[" not in plain.getvalue()
+    monkeypatch.setattr(os, "name", "posix")
+    print_qr("http://192.168.1.20:8421/g/x/join", terminal)
+    assert "\x1b[48;5;232m" in terminal.getvalue() and "\x1b[38;5;255m" in terminal.getvalue()
 
 
 def test_the_qr_code_is_printed_where_the_output_s_code_page_has_no_blocks(

@@ -12,6 +12,7 @@ import os
 import select
 import signal
 import socket
+import sys
 import time
 from functools import partial
 
@@ -20,7 +21,7 @@ import waitress
 from companion.store.sql import shown
 from companion.web import create_app
 from companion.web.guards.proxy import PROXY
-from companion.web.render.qr import qr_text
+from companion.web.render.qr import print_qr
 from companion.web.streams import HELD, STREAMS_HELD
 from . import network
 from .network import DEFAULT_PORT
@@ -192,7 +193,7 @@ def tell(host, port, kept_in, offered, host_key, moved=False) -> None:
     if offered:
         shown, others = offered[0][0], offered[1:]
         print(f"Phones on the same network open {shown} (or scan):")
-        print(qr_text(shown))
+        print_qr(shown, sys.stdout)
         if others:
             print("Phones cannot open it? This machine's other addresses: "
                   + ", ".join(url + (f" ({label})" if label else "") for url, label in others)
