@@ -247,7 +247,8 @@ def test_table_page_in_french(french, game):
                      "Peut miser n'importe quelle somme",
                      "Historique", "Exporter la partie"):
         assert expected in words, expected
-    assert 'aria-label="English"' in body(page) and 'aria-label="Français"' in body(page)
+    assert 'EN<span class="visually-hidden"> English</span>' in body(page)
+    assert 'FR<span class="visually-hidden"> Français</span>' in body(page)
     assert "Round" not in words and "reveal" not in words
 
 
