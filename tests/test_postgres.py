@@ -59,7 +59,11 @@ def test_the_server_started_on_postgresql_serves_a_whole_game(tmp_path, url):
         assert "Final score" in text(host.get(f"/g/{token}/score"))
     finally:
         assert "Traceback" not in stop(process)
-    assert games.load(open_store(None, url), token).state.finished
+    store = open_store(None, url)
+    try:
+        assert games.load(store, token).state.finished
+    finally:
+        store.close()
     assert not (tmp_path / "unused").exists()
 
 
