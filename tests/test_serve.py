@@ -20,6 +20,7 @@ from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app, streams
 from companion.web.screens import operator
+from tests.served import InThread
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QR = "█"  # the QR code is drawn in the terminal with these blocks
@@ -130,6 +131,22 @@ def test_a_taken_default_port_moves_to_the_next_free_one_and_says_so(started, ca
     out = capsys.readouterr().out
     assert f"Port {port} is taken by another program: serving on port {port + 1}." in out
     assert f"On this device, the host, open http://127.0.0.1:{port + 1}\n" in out
+
+
+def test_a_port_taken_by_a_server_already_running_is_said_to_be_this_app_s(tmp_path, capsys):
+    """A second start on the port of a table server already running names it, with the
+    address that opens it (not "another program")."""
+    first = InThread(create_app(tmp_path / "first"), host="127.0.0.1", port=0)
+    port = int(first.server.effective_port)
+    try:
+        code = cli.main(["--host", "127.0.0.1", "--port", str(port),
+                         "--data-dir", str(tmp_path / "second")])
+    finally:
+        first.stop()
+    assert code == 1 and capsys.readouterr().err == (
+        f"error: port {port} is taken by a Templari Companion server already running (open "
+        f"http://127.0.0.1:{port}): stop it, or start this one with another port, e.g. "
+        f"--port {port + 1}\n")
 
 
 def test_a_taken_port_is_one_line_and_no_address_is_printed(tmp_path, capsys):

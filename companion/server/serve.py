@@ -6,6 +6,7 @@ shown the first --name, else this machine's best address (network.py), and the h
 table screen offers the others.
 """
 import errno
+import http.client
 import ipaddress
 import logging
 import os
@@ -36,6 +37,7 @@ ALL_INTERFACES_V6 = "::"  # every IPv6 interface only (IPV6_V6ONLY, as waitress 
 BACKLOG = 1024
 WORKERS = 8  # threads for requests, besides one per stream held
 CONNECTIONS = 250  # connections open at once (below select()'s 512 sockets, Windows')
+PROBE_TIMEOUT = 1.0  # seconds to wait for what holds a port taken to answer
 REPLACED_AFTER = 1.0  # seconds before a server process that ended by itself is replaced
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
 _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
@@ -134,6 +136,10 @@ def _why(error: OSError, addresses: list[str], first: int, last: int) -> str:
                 f"administrator; a system may reserve others, or another program take "
                 f"one for itself): start with another port, e.g. --port {other}")
     if error.errno in _TAKEN and first == last:
+        if ours(first):
+            return (f"port {first} is taken by a Templari Companion server already running "
+                    f"(open {local_url('127.0.0.1', first)}): stop it, or start this one "
+                    f"with another port, e.g. --port {other}")
         return (f"port {first} is taken by another program (a server started before?): "
                 f"stop it, or start with another port, e.g. --port {other}")
     if error.errno in _TAKEN:
@@ -143,6 +149,19 @@ def _why(error: OSError, addresses: list[str], first: int, last: int) -> str:
         return (f"{addresses[0]} is not an address of this machine: start without --host, "
                 "or with one of its addresses (templari-companion --check lists them)")
     return f"cannot listen on {addresses[0]} port {last}: {error.strerror or error}"
+
+
+def ours(port: int) -> bool:
+    """Whether what answers on this device's `port` is a Templari Companion server (its
+    home page names it)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=PROBE_TIMEOUT)
+    try:
+        connection.request("GET", "/")
+        return b"Templari Companion" in connection.getresponse().read(4096)
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def is_loopback(host: str) -> bool:
@@ -188,7 +207,8 @@ def tell(host, port, kept_in, offered, host_key, moved=False) -> None:
     addresses, and how to host from another device."""
     print(f"Templari Companion: games are kept in {kept_in}")
     if moved:
-        print(f"Port {DEFAULT_PORT} is taken by another program: serving on port {port}.")
+        holder = "a Templari Companion server" if ours(DEFAULT_PORT) else "another program"
+        print(f"Port {DEFAULT_PORT} is taken by {holder}: serving on port {port}.")
     print(f"On this device, the host, open {local_url(host, port)}")
     if offered:
         shown, others = offered[0][0], offered[1:]
