@@ -290,7 +290,7 @@ def test_phone_page_in_french(app, french, game):
     page = phone.get(f"/g/{game}/me")
     assert '<html lang="fr">' in body(page)
     words = text(page)
-    for expected in ("9 pièces", "Vous ne pouvez pas miser ..0 ..5",
+    for expected in ("9 pièces", "Vous ne pouvez pas miser de somme se terminant par 0 ou 5",
                      "Votre plus forte offre possible : 9", "Puis-je miser"):
         assert expected in words, expected
     check = text(phone.get(f"/g/{game}/me/check?amount=5"))

@@ -9,7 +9,7 @@ from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, P
                                     Reveal, SideSale, Sold)
 from companion.rules.guide import what_now
 from companion.rules.legality import refusal
-from companion.rules.phrase import N_, Names, Phrase, Series
+from companion.rules.phrase import N_, Either, Names, Phrase, Series
 from companion.rules.refusal import Refusal, public_message
 from companion.rules.state import (GameState, must_open, penalty_paid, replace, result_refusal,
                                    sale_preview, settled_sale)
@@ -64,7 +64,7 @@ class PlayerView:
     seat: int
     name: str
     cards: tuple[CardView, ...]
-    endings: str
+    endings: Either  # the last digits a bid may not have (R3)
     forbidden: Phrase
     coins: int | None
     excluded: bool
@@ -91,16 +91,16 @@ def _deck_views(families: tuple[str, ...], words) -> dict[Card, CardView]:
             for card in [Card(family, number)]}
 
 
-def endings(digits) -> str:
-    """The forbidden endings of bids as the table writes them: '..4 ..6' (R3)."""
-    return " ".join(f"..{digit}" for digit in sorted(digits))
+def endings(digits) -> Either:
+    """The forbidden last digits of bids, said in words: '4 or 6' (R3)."""
+    return Either(str(digit) for digit in sorted(digits))
 
 
 def forbidden(digits) -> Phrase:
-    """'cannot bid ..4 ..6', or that every ending is allowed (R3)."""
+    """'cannot bid amounts ending in 4 or 6', or that every ending is allowed (R3)."""
     if not digits:
         return Phrase(N_("may bid any amount"))
-    return Phrase(N_("cannot bid {endings}"), endings=endings(digits))
+    return Phrase(N_("cannot bid amounts ending in {endings}"), endings=endings(digits))
 
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
