@@ -504,7 +504,7 @@ def test_the_pages_say_an_8(host):
     assert alerts(act(host, token, "sold", "Anna", 18)) == [
         "Anna holds an 8: a bid of 18 is forbidden (R3)."]
     preview = text(host.get(f"/g/{token}/preview?winner=0&price=18"))
-    assert "(Nobody holds an 8: Bert and Claus share" in preview
+    assert "Bert takes 9, Claus takes 9, 1 stays in the pot (Nobody holds an 8)" in preview
     assert " a 8" not in preview and " A 8" not in preview
 
 

@@ -109,3 +109,13 @@ def test_a_phone_whose_seat_was_freed_keeps_polling_without_error(app, host, pho
     submit(host, f"/g/{game}", f"/g/{game}/seats/0/free")
     response = phone.get(f"/g/{game}/me/live?v={seen}")
     assert response.status_code == 200 and "The host freed your seat" in text(response)
+
+
+def test_the_sale_preview_says_the_payment_once_and_why(host, game):
+    """R8: the preview says who pays whom, then only why (who holds the most of the
+    price's last digit), not the split a second time."""
+    play(host, game, GAME[:2] + [("reveal", "red 1", "yellow 6")])  # Anna holds blue 5
+    preview = text(host.get(f"/g/{game}/preview?winner=1&price=5"))
+    assert ("If won at this price: Bert pays 5 (+ 1 from the pot): Anna takes 6 (Anna holds "
+            "the only 5)") in preview
+    assert preview.count("takes") == 1

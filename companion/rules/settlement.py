@@ -52,6 +52,12 @@ class Settlement(NamedTuple):
         return Phrase(N_("{who}: {split}"), who=self._who(), split=self._split())
 
     @property
+    def holders_phrase(self) -> Phrase:
+        """Who holds the most cards of the price's last digit: the why of `instructions`
+        (which already says the split), as a sale's preview tells it."""
+        return self._who()
+
+    @property
     def instructions_phrase(self) -> Phrase:
         """`instructions` as a template and its parameters, for a shell to translate."""
         if self.pot:

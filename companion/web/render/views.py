@@ -278,7 +278,7 @@ def check_bid(state: GameState, name: str, amount: int, purse: str,
     sale = sale_preview(state, name, amount)
     if sale is None:
         return BidCheck(problems, FREE_AT_ZERO, None, purse == UNKNOWN)
-    return BidCheck(problems, sale.instructions_phrase, sale.reason_phrase, purse == UNKNOWN)
+    return BidCheck(problems, sale.instructions_phrase, sale.holders_phrase, purse == UNKNOWN)
 
 
 def bid_refusals(state: GameState, name: str, amount: int, purse: str,
