@@ -129,7 +129,8 @@ def test_the_check_tells_the_addresses_the_port_and_what_this_machine_reaches(la
                             timeout=60)
     out = result.stdout
     assert result.returncode == 0, result.stderr
-    assert f"- Port: port {busy} is taken by another program" in out  # the server has it
+    # the server has it, and the check knows it for this app
+    assert f"- Port: port {busy} is taken by a Templari Companion server already running" in out
     assert f"- The QR code carries http://{UNREACHABLE}:{busy}." in out
     assert (f"- The host's table screen offers the others in one tap: http://{WIFI}:{busy} "
             f"(Wi-Fi), http://{VPN}:{busy} (VPN).") in out
