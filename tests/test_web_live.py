@@ -85,12 +85,15 @@ def test_R4_a_forbidden_bid_is_warned_and_booked_as_a_penalty_in_one_tap(app, ho
 @pytest.mark.parametrize("htmx", [False, True], ids=["page", "htmx"])
 def test_R5_an_unaffordable_bid_is_booked_as_an_overbid_and_the_auction_restarts(app, host, htmx):
     """The table cannot tell before the bid is recorded (R12); once it is refused, the
-    overbid is one tap, whichever answer came first."""
+    overbid is one tap, whichever answer came first. Anna holds no card yet: the tap
+    restarts the auction without her and offers no discard (R5)."""
     token = live_game(host)
     assert "Allowed if Anna can pay" in text(host.get(f"/g/{token}/bid-check?amount=13"))
     before = snapshot(app)
     refused = bid(host, token, 13, htmx=htmx)
     assert "Anna cannot pay 13 (R5)." in alerts(refused) and snapshot(app) == before
+    assert "Anna said it anyway: restart without them (R5)" in text(refused)
+    assert "discard and restart" not in text(refused)
     form = find_form(refused, "book-overbid")
     host.post(form.action, data=form.fields, headers=page_headers(host.get(f"/g/{token}")))
     page = text(host.get(f"/g/{token}"))
