@@ -187,10 +187,10 @@ def exchange(page, record, event) -> None:
     summary(page, "Exchange (before the reveal)")
     form = page.locator("form.action-exchange")
     chooser(form, "Player").select_option(label=event["player"])
-    chooser(form, "gives").select_option(
+    chooser(form, "Card the player gives").select_option(
         label=f"{event['player']}: {card_words(record, event['gives'])}")
     chooser(form, "Opponent").select_option(label=event["opponent"])
-    chooser(form, "takes").select_option(
+    chooser(form, "Card the player gets").select_option(
         label=f"{event['opponent']}: {card_words(record, event['takes'])}")
     press(form.get_by_role("button", name="Record the exchange"))
 

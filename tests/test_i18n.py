@@ -244,6 +244,7 @@ def test_table_page_in_french(french, game):
     for expected in ("Tour 1 sur 15 · Premier joueur Anna · Pot commun 0",
                      "Tour 1 : révélez le lot", "Révéler ces 2 cartes",
                      "Enchère personnelle (avant la révélation)",
+                     "Enchère trop élevée (plus que sa bourse)",
                      "Peut miser n'importe quelle somme",
                      "Historique", "Exporter la partie"):
         assert expected in words, expected
