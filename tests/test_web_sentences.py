@@ -79,3 +79,19 @@ def test_R9_a_french_free_lot_is_not_told_as_nobody_bidding(app, host):
     history = text(host.get(f"/g/{token}/history"))
     assert "The lot went free to the start player (R9)" in history
     assert "Nobody bid" not in history
+
+
+def test_R8_R9_french_rules_a_player_with_no_card_is_not_told_any_amount(app, host):
+    """French rules: only the start player can win at 0 (R8.6), and a start player
+    holding a 0 opens above it, which anyone else must outbid (R9): the table's cards
+    said "may bid any amount" of players with no card."""
+    token = imported(host, edition="fr")
+    cards = text(host.get(f"/g/{token}"))
+    assert "Anna start player no cards May bid any amount Bert" in cards
+    assert "Bert no cards May bid any amount above 0" in cards
+    token = imported(host, reveal("red 0 blue 5"), Sold("Anna", 3), edition="fr")
+    cards = text(host.get(f"/g/{token}"))
+    assert "Bert no cards May bid any amount above 1" in cards  # Anna opens at 1 at least
+    french = app.test_client()
+    french.set_cookie("lang", "fr")
+    assert "Peut miser toute somme au-dessus de 1" in text(french.get(f"/g/{token}"))

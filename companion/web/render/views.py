@@ -3,7 +3,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from companion.rules.bidding import bid_problems, forbidden_digits, lowest_raise
+from companion.rules.bidding import (bid_problems, forbidden_digits, lowest_raise, outbid_floor,
+                                     zero_barred)
 from companion.rules.cards import NUMBERS, Card
 from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty,
                                     Reveal, SideSale, Sold)
@@ -96,11 +97,25 @@ def endings(digits) -> Either:
     return Either(str(digit) for digit in sorted(digits))
 
 
-def forbidden(digits) -> Phrase:
-    """'cannot bid amounts ending in 4 or 6', or that every ending is allowed (R3)."""
+def forbidden(digits, floor: int | None = None) -> Phrase:
+    """'cannot bid amounts ending in 4 or 6', or that every ending is allowed (R3); with a
+    `floor`, that the lot is theirs only above it (French rules: 0 is the start player's
+    alone, R8.6, and above their opening, R9)."""
+    if floor is None:
+        if not digits:
+            return Phrase(N_("may bid any amount"))
+        return Phrase(N_("cannot bid amounts ending in {endings}"), endings=endings(digits))
     if not digits:
-        return Phrase(N_("may bid any amount"))
-    return Phrase(N_("cannot bid amounts ending in {endings}"), endings=endings(digits))
+        return Phrase(N_("may bid any amount above {floor}"), floor=floor)
+    return Phrase(N_("may bid only above {floor}, and no amount ending in {endings}"),
+                  floor=floor, endings=endings(digits))
+
+
+def lot_floor(state: GameState, seat: int) -> int | None:
+    """The amount `seat` must bid above to win the lot, if any (French rules: 0 is the start
+    player's alone, R8.6; above the opening a start player holding a 0 must make, R9)."""
+    floor = outbid_floor(state, seat)
+    return floor if floor else 0 if zero_barred(state, seat) else None
 
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
@@ -109,16 +124,17 @@ def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
     return [_player_view(seat, name, families, hand, words,
                          state.coins[seat] if game.options.money_open or viewer == seat
                          or state.finished else None,
-                         seat in state.excluded, seat == state.start)
+                         seat in state.excluded, seat == state.start, lot_floor(state, seat))
             for seat, (name, hand) in enumerate(zip(game.setup.players, state.hands))]
 
 
 @lru_cache(maxsize=4096)  # a busy server's players, each drawn on every screen of its table
 def _player_view(seat: int, name: str, families: tuple[str, ...], hand: tuple[Card, ...],
-                 words, coins: int | None, excluded: bool, start: bool) -> PlayerView:
+                 words, coins: int | None, excluded: bool, start: bool,
+                 floor: int | None) -> PlayerView:
     digits = forbidden_digits(hand)
     return PlayerView(seat=seat, name=name, cards=_hand_view(families, hand, words),
-                      endings=endings(digits), forbidden=forbidden(digits), coins=coins,
+                      endings=endings(digits), forbidden=forbidden(digits, floor), coins=coins,
                       excluded=excluded, start=start)
 
 
