@@ -95,3 +95,13 @@ def test_R8_R9_french_rules_a_player_with_no_card_is_not_told_any_amount(app, ho
     french = app.test_client()
     french.set_cookie("lang", "fr")
     assert "Peut miser toute somme au-dessus de 1" in text(french.get(f"/g/{token}"))
+
+
+def test_R9_a_card_drawn_before_the_start_player_takes_a_0_says_the_new_floor(app, host):
+    """Bert's card, drawn and kept while he may bid above 0, says above 1 once Anna, the
+    start player, holds a 0, though his own hand did not change."""
+    token = imported(host, edition="fr")
+    assert "Bert no cards May bid any amount above 0" in text(host.get(f"/g/{token}"))
+    act(host, token, "reveal", "red 0", "blue 5")
+    act(host, token, "sold", "Anna", 3)
+    assert "Bert no cards May bid any amount above 1" in text(host.get(f"/g/{token}"))
