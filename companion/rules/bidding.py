@@ -83,6 +83,13 @@ def outbid_floor(state, seat: int) -> int | None:
     return french_opening(state)
 
 
+def lot_floor(state, seat: int) -> int | None:
+    """The amount `seat` must bid above to win the lot, if any (French rules: 0 is the start
+    player's alone, R8.6; above the opening a start player holding a 0 must make, R9)."""
+    floor = outbid_floor(state, seat)
+    return floor if floor else 0 if zero_barred(state, seat) else None
+
+
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:
     """Refusal if the bid ends in a digit the player holds (R3)."""
     digit = amount % 10

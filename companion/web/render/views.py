@@ -3,8 +3,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from companion.rules.bidding import (bid_problems, forbidden_digits, lowest_raise, outbid_floor,
-                                     zero_barred)
+from companion.rules.bidding import bid_problems, forbidden_digits, lot_floor, lowest_raise
 from companion.rules.cards import NUMBERS, Card
 from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty,
                                     Reveal, SideSale, Sold)
@@ -110,12 +109,6 @@ def forbidden(digits, floor: int | None = None) -> Phrase:
     return Phrase(N_("may bid only above {floor}, and no amount ending in {endings}"),
                   floor=floor, endings=endings(digits))
 
-
-def lot_floor(state: GameState, seat: int) -> int | None:
-    """The amount `seat` must bid above to win the lot, if any (French rules: 0 is the start
-    player's alone, R8.6; above the opening a start player holding a 0 must make, R9)."""
-    floor = outbid_floor(state, seat)
-    return floor if floor else 0 if zero_barred(state, seat) else None
 
 
 def players(game: Game, viewer: int | None = None) -> list[PlayerView]:
