@@ -52,13 +52,16 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
 });
 
-// A screen's live part asks for itself anew at each change its game's stream tells (htmx's
-// sse extension; the event's data is the game's new stamp). htmx drops a change told while
-// the part's question is out or while a new part settles, and answers may cross: so the
-// changes are also heard on the stream itself, a part older than the one shown is not
-// swapped in, and a part older than the last change heard asks once more ("catch-up").
+// A screen's live part comes on its stream at each change of its game (htmx's sse
+// extension swaps the `change` event's data into the element that holds the stream and the
+// part, which stays: so no event is missed while a new part settles; its id is the game's
+// new stamp). It is not
+// swapped while a form of the part is being answered (that answer brings the part, and
+// swapped before it, the part would lose the form's answer), nor when it is older than the
+// part shown (an answer and the stream may cross). A part older than the last change
+// heard asks for itself once ("catch-up", a GET of its route), as does one whose stream
+// was refused (its 30 s poll) or whose page comes back into view.
 let heard = 0;  // the latest stamp the stream told
-const heardFrom = new WeakSet();  // the streams listened to
 
 function stampOf(live) {
   return live ? Number(live.dataset.stamp) : 0;
@@ -71,23 +74,18 @@ function catchUp() {
   }
 }
 
-document.addEventListener("htmx:sseOpen", (event) => {
-  const source = event.detail.source;
-  if (heardFrom.has(source)) return;
-  heardFrom.add(source);
-  source.addEventListener("change", (change) => {
-    heard = Math.max(heard, Number(change.data));
-  });
+document.addEventListener("htmx:sseBeforeMessage", (event) => {
+  const live = document.getElementById("live");
+  if (event.detail.type !== "change" || !live) return;
+  const stamp = Number(event.detail.lastEventId);
+  heard = Math.max(heard, stamp);
+  if (stamp <= stampOf(live) || live.querySelector(".htmx-request")) event.preventDefault();
 });
 document.addEventListener("htmx:confirm", (event) => {
   // While a form of the part is being answered, the part asks nothing (its answer brings
-  // the part, and a later change, catch-up; swapped before it, the part would lose the
-  // form's answer); nor for a change it shows already.
+  // it, and a later change, catch-up).
   const live = document.getElementById("live");
-  if (event.detail.elt !== live) return;
-  const told = event.detail.triggeringEvent;
-  const shown = told && told.type === "sse:change" && Number(told.detail.data) <= stampOf(live);
-  if (shown || live.querySelector(".htmx-request")) event.preventDefault();
+  if (event.detail.elt === live && live.querySelector(".htmx-request")) event.preventDefault();
 });
 document.addEventListener("htmx:beforeSwap", (event) => {
   const live = document.getElementById("live");
@@ -95,9 +93,11 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   const found = /<div id="live"[^>]*?data-stamp="(\d+)"/.exec(event.detail.serverResponse);
   if (found && Number(found[1]) < stampOf(live)) event.detail.shouldSwap = false;
 });
-// (after an answer only: a part that failed is asked again by its 30 s poll, not at once)
+// (after an answer or a part from the stream only: a part that failed is asked again by
+// its 30 s poll, not at once)
 document.addEventListener("htmx:afterSettle", (event) => {
-  if (event.detail.target.id !== "flash") catchUp();
+  const target = event.detail.target;  // (none for a part from the stream)
+  if (!target || target.id !== "flash") catchUp();
 });
 document.addEventListener("htmx:afterRequest", (event) => {
   const status = event.detail.xhr.status;

@@ -82,7 +82,7 @@ def change_elsewhere(store, token: str, event: dict = REVEAL) -> None:
 def events_of(poll: str) -> str:
     """The stream URL of a live part's game, from the stamp it shows (its poll's)."""
     path, stamp = poll.split("?v=")
-    return path.rsplit("/", 1)[0].removesuffix("/me").removesuffix("/tv") + f"/events?v={stamp}"
+    return f"{path}/events?v={stamp}"
 
 
 class Listener:

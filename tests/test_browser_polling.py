@@ -1,12 +1,12 @@
-"""How a screen hears of news, in Chromium. A game page opens its game's stream (htmx's
-sse extension) and its live part asks for itself at each change the stream tells: a
-quiet screen asks only every 30 s (htmx's `every` trigger, where the stream fails) and
-when it is shown again. Where the server holds no more streams, the part still follows
+"""How a screen hears of news, in Chromium. A game page opens its live part's stream
+(htmx's sse extension), which brings the part at each change: a quiet screen asks only
+every 30 s (htmx's `every` trigger, where the stream fails) and when it is shown again. Where the server holds no more streams, the part still follows
 every 30 s. The page's clock is Playwright's, paused: only the test moves it on, so every
 request counted is one the page's timers fired (or an event, or its return to sight)."""
 import pytest
 
 from tests.browser_helpers import TABLE, WAIT, open_page
+from tests.test_browser import reveal_lot
 from tests.web_helpers import GAME, act, new_game, play, stamp
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -43,9 +43,10 @@ def shows_news(page, server, token) -> None:
 
 
 def test_a_screen_opens_one_stream_and_each_change_shows_at_once(server, browser):
-    """A lot on the table: the screen opens its game's stream and asks nothing through 29 s
-    of the page's clock; another device's sale shows at once, with the payment (R8), its
-    live part asked once; hidden, the next change shows too; shown again, it asks once."""
+    """A lot on the table: the screen opens its live part's stream and asks nothing through
+    29 s of the page's clock; another device's sale shows at once, with the payment (R8),
+    the part come on the stream (no request); hidden, the next change shows too; shown
+    again, it asks once."""
     host = server.app.test_client()
     token = new_game(host)
     play(host, token, GAME[:1])
@@ -53,17 +54,31 @@ def test_a_screen_opens_one_stream_and_each_change_shows_at_once(server, browser
     expect(page.locator("#offline")).to_be_hidden()
     for _ in range(29):
         page.clock.run_for(1000)
-    assert [url.split(token)[1].split("?")[0] for url in asked] == ["/events"]
+    assert [url.split(token)[1].split("?")[0] for url in asked] == ["/live/events"]
     act(host, token, "sold", "Anna", 3)
     expect(page.locator(".payment")).to_contain_text("Anna pays 3")
     shows_news(page, server, token)
-    assert len(asked) == 2 and "/live?" in asked[1]
+    assert len(asked) == 1
     page.evaluate(SET_HIDDEN, True)
     play(host, token, [GAME[2]])  # a side sale (R6)
     shows_news(page, server, token)
     with page.expect_request(lambda request: "/live?" in request.url, timeout=WAIT):
         page.evaluate(SET_HIDDEN, False)
     assert not errors
+
+
+def test_changes_that_follow_closely_each_show(server, browser):
+    """A sale (R8) and then a side sale (R6), the second told before the first's part has
+    settled (the page's clock stands still): each part comes in, the last one shown."""
+    host = server.app.test_client()
+    token = new_game(host)
+    play(host, token, GAME[:1])
+    page, asked, errors = table_page(server, browser, token)
+    act(host, token, "sold", "Anna", 3)
+    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
+    play(host, token, [GAME[2]])
+    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
+    assert len(asked) == 1 and not errors
 
 
 def test_a_quiet_screen_asks_every_30_s(server, browser):
@@ -94,27 +109,26 @@ def test_where_the_server_holds_no_more_streams_a_screen_follows_every_30_s(serv
     assert not errors
 
 
-def test_a_change_told_while_the_part_is_being_asked_for_still_shows(server, browser):
-    """The sale is told while the part's question about the lot is out (its answer, the
-    lot, held back until then): htmx drops that news, and the part asks once more, so the
-    payment (R8) shows."""
+def test_a_change_told_while_a_form_is_being_answered_still_shows(server, browser):
+    """The host taps a lot on the table (R3); while its answer is out, another device
+    records the sale, whose part comes on the stream: not swapped in over the form being
+    answered (that answer would then put the older lot back), the part asks once more
+    after the answer, so the payment (R8) shows."""
     host = server.app.test_client()
     token = new_game(host)
     context = browser.new_context(**TABLE)
-    held = []
-
-    def hold_first(route):
-        if held:
-            route.continue_()
-            return
-        held.append(route.fetch())  # the lot, as the server answers it now
-        act(host, token, "sold", "Anna", 3)  # told on the stream meanwhile
-        route.fulfill(response=held[0])
-    context.route("**/live?*", hold_first)
-    errors = []
+    errors, held = [], []
     page = open_page(context, f"{server.url}/g/{token}", errors)
-    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
-    play(host, token, GAME[:1])
+    page.evaluate("""() => { window.told = 0; document.addEventListener(
+        "htmx:sseBeforeMessage", () => { window.told += 1; }); }""")
+
+    def hold_answer(route):
+        held.append(route.fetch())  # the lot revealed, as the server answers it now
+        act(host, token, "sold", "Anna", 3)  # its part comes on the stream meanwhile
+        page.wait_for_function("() => window.told > 0", timeout=WAIT)
+        route.fulfill(response=held[0])
+    page.route("**/act", hold_answer)
+    reveal_lot(page, "red 0", "yellow 5")
     expect(page.locator(".payment")).to_contain_text("Anna pays 3")
     expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
     assert held and not errors

@@ -89,7 +89,7 @@ def plays_a_short_game(base: str) -> None:
         page = host.get(path)
         assert page.status_code == 200 and all(words in text(page) for words in FIRST_SALE)
     address = urlsplit(base)
-    screen = Listener((address.hostname, address.port), f"/g/{token}/events?v=0")
+    screen = Listener((address.hostname, address.port), f"/g/{token}/live/events?v=0")
     assert screen.status == 200 and screen.chunk() == RETRY  # the stream, caught up at once
     stamp, _ = screen.event()
     screen.close()

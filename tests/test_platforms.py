@@ -51,7 +51,7 @@ def test_a_whole_game_is_played_through_the_server_as_windows_and_macos_run_it(
     seen = live_stamp(table)
     assert host.get(f"/g/{token}/live?v={seen}").status_code == 204  # nothing new
     address = urlsplit(local)
-    streaming = Listener((address.hostname, address.port), f"/g/{token}/events?v={seen}")
+    streaming = Listener((address.hostname, address.port), f"/g/{token}/live/events?v={seen}")
     assert streaming.status == 200 and streaming.chunk() == RETRY
     play(host, token, GAME[:2])  # a reveal and a sale (R8)
     assert streaming.event()[0] != seen  # told at the first change

@@ -1,12 +1,13 @@
-"""A game's stream (web/streams.py): its screens told of each change as it happens, as
-server-sent events that name the game's new stamp, on the table's waitress; each screen's
-live part then asks for itself (htmx's sse extension: `hx-trigger="sse:change"`)."""
+"""A live part's stream (web/streams.py): each screen sent its live part, drawn for its
+own device, at each change of its game, as server-sent events whose id is the game's new
+stamp, on the table's waitress (htmx's sse extension swaps it in: `sse-swap="change"`)."""
+import re
 import subprocess
 import sys
 
 from companion.web import create_app, streams
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
-from tests.web_helpers import PHONE_ADDRESS, phone_client
+from tests.web_helpers import PHONE_ADDRESS, join, make_app, new_game, phone_client, play
 
 
 def stream_of(port: int, poll: str, headers: str = "") -> Listener:
@@ -15,14 +16,19 @@ def stream_of(port: int, poll: str, headers: str = "") -> Listener:
     return Listener(("127.0.0.1", port), events_of(poll), headers)
 
 
+def unsigned(part: str) -> str:
+    """A part with its forms' CSRF token left out (each device's own)."""
+    return re.sub(r'name="csrf_token" value="[^"]*"', 'name="csrf_token"', part)
+
+
 def opened(app, count: int) -> None:
     until(lambda: app.extensions["changes"].open == count, f"{count} streams are open")
 
 
 def test_a_stream_tells_each_change_of_its_game_and_the_live_part_shows_it(tmp_path):
     """The stream opens with the browser's retry time; a lot revealed by another device
-    (R3) comes as a `change` event, its id and data the new stamp, and the live part
-    asked from the stamp it showed brings the lot; so does the next change."""
+    (R3) comes as a `change` event, its id the new stamp, its data the live part showing
+    the lot, as the part's own route draws it; so does the next change."""
     app = create_app(tmp_path / "data")
     poll = new_game_poll(app)
     store, token = app.config["STORE"], poll.split("/")[2]
@@ -33,9 +39,10 @@ def test_a_stream_tells_each_change_of_its_game_and_the_live_part_shows_it(tmp_p
         opened(app, 1)
         change_elsewhere(store, token)
         stamp = str(store.stamp(token))
-        assert screen.event() == (stamp, stamp)
         part = app.test_client().get(poll, headers={"HX-Request": "true"}).text
         assert f'data-stamp="{stamp}"' in part and "red" in part
+        shown, sent = screen.event()
+        assert (shown, unsigned(sent)) == (stamp, unsigned(part))
         change_elsewhere(store, token, {"type": "free"})
         assert screen.event()[0] == str(store.stamp(token)) != stamp
         screen.close()
@@ -154,21 +161,45 @@ def test_a_change_made_by_another_process_reaches_the_stream(tmp_path):
         screen.close()
 
 
-def test_the_stream_is_anyone_s_who_may_see_the_game_and_names_only_stamps(tmp_path):
-    """A phone that holds no seat opens it (it says nothing but stamps: no coins, R12); an
-    unknown game is 404; a stamp that is not one is caught up at once."""
-    app = create_app(tmp_path / "data")
-    poll = new_game_poll(app)
-    phone = phone_client(app, PHONE_ADDRESS)
-    with served(app) as (port, _):
-        odd = stream_of(port, poll.replace("?v=", "?v=x"))
-        odd.chunk()
-        stamp = str(app.config["STORE"].stamp(poll.split("/")[2]))
-        assert odd.event() == (stamp, stamp)
-        odd.close()
-    app.extensions["changes"].held = 0  # (the test client would wait on a stream)
-    assert phone.get(events_of(poll)).status_code == 204
-    assert phone.get("/g/nosuchgame/events").status_code == 404
+def first_part(client, url: str) -> tuple[str, str]:
+    """The first event of the stream `url` opened by `client` (Flask's test client), from a
+    stamp that is none (so it comes at once): its id and data; the stream closed then."""
+    answer = client.get(url.replace("?v=", "?v=x"))
+    assert answer.status_code == 200
+    chunks = iter(answer.response)
+    assert next(chunks) == streams.RETRY
+    ident, *data = next(chunks).decode().removesuffix("\n\n").split("\n")[1:]
+    answer.close()
+    return ident.removeprefix("id: "), "\n".join(line.removeprefix("data: ") for line in data)
+
+
+def coins_in(html: str) -> set[str]:
+    return set(re.findall(r"\b(\d+) coins\b", html))
+
+
+def test_each_screen_s_stream_draws_its_part_for_its_own_device(tmp_path):
+    """Money is secret (R12): after Anna buys a lot for 7 (nobody holds a 7: Bert and
+    Claus share it, 3 each, 1 stays in the pot, R8), Anna's phone's stream brings her own
+    coins, Bert's his, and neither the other's; a phone that holds no seat
+    is told on its phone stream to choose its seat again, and on the table's stream sees no
+    one's coins; an unknown game's stream is 404."""
+    app = make_app(tmp_path / "data", streams=True)
+    host = app.test_client()
+    token = new_game(host)
+    anna, bert, watcher = (phone_client(app, f"192.168.1.{n}") for n in (21, 22, 23))
+    join(anna, token, "Anna")
+    join(bert, token, "Bert")
+    play(host, token, [("reveal", "red 1", "blue 2"), ("sold", "Anna", 7)])
+    stamp = str(app.config["STORE"].stamp(token))
+    mine = f"/g/{token}/me/live/events?v={stamp}"
+    for phone, coins, others in ((anna, 5, 15), (bert, 15, 5)):
+        shown, part = first_part(phone, mine)
+        assert shown == stamp and f'class="coins big">{coins} coins<' in part
+        assert str(others) not in coins_in(part) and f'data-stamp="{stamp}"' in part
+    assert "Choose your seat again" in first_part(watcher, mine)[1]
+    table = first_part(watcher, f"/g/{token}/live/events?v={stamp}")[1]
+    assert not {"5", "15"} & coins_in(table) and 'id="live"' in table
+    assert watcher.get(f"/g/nosuchgame/live/events").status_code == 404
 
 
 def test_a_head_opens_no_stream_and_a_stream_never_read_gives_its_room_back(tmp_path):

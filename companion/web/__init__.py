@@ -92,7 +92,7 @@ def resources(name: str) -> Path:
 
 def _page_context() -> dict:
     """What every template may use: the rules' limits, and whether htmx asked for a part."""
-    return {**LIMITS, "htmx": request.headers.get("HX-Request") == "true"}
+    return {**LIMITS, "htmx": pages.htmx_asked()}
 
 
 def _error_pages(app: Flask) -> None:

@@ -46,6 +46,13 @@ def changed(game: games.Game) -> games.Game:
 
 
 STAMP = re.compile(r"[0-9]{1,18}")  # a stamp a screen may show (any other: none)
+STREAMED = "companion.streamed"  # in a request's environ: its parts go out on a stream
+
+
+def htmx_asked() -> bool:
+    """Whether the answer is a part that htmx puts in the page: htmx asked for it, or it
+    goes out on a live part's stream (streams.py), which htmx's sse extension swaps in."""
+    return request.headers.get("HX-Request") == "true" or STREAMED in request.environ
 
 
 def live_or_204(token: str, render):

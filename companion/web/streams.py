@@ -1,9 +1,12 @@
-"""A game's stream: its screens told of each change as it happens (server-sent events).
+"""A live part's stream: each screen shown each change of its game as it happens, drawn
+for its own device (server-sent events).
 
-A screen's page opens `GET /g/<token>/events` with htmx's sse extension, and its live part
-asks for itself anew (`hx-trigger="sse:change"`) at each `change` event, whose data is the
-game's new stamp: the part is drawn by its own route, for its own device, as any request.
-The stream says nothing but stamps, so it is anyone's who may see the game.
+A screen's page opens the stream of its live part (`GET <live part>/events`, e.g.
+`/g/<token>/me/live/events`) with htmx's sse extension; at each change of the game the
+stream sends a `change` event whose id is the game's new stamp and whose data is the live
+part, drawn as its own route draws it for this device (`render`, the same function: money
+stays secret, R12), which the extension swaps in (`sse-swap="change"`). No request goes
+out for it: the part comes on the stream already open.
 
 Each stream holds a server thread while it is open (waitress gives each request one), so
 a process holds at most STREAMS_HELD (the server starts that many threads more than it
@@ -16,15 +19,18 @@ comment every BEAT seconds, so that no network box drops its connection as idle;
 ends after MAX_AGE seconds, and its browser opens it again a second later, from the last
 stamp it heard.
 """
+import logging
+import re
 import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
 
-from flask import Blueprint, Response, current_app, request
+from flask import Response, current_app, request, stream_with_context
+from werkzeug.exceptions import HTTPException
 
 from companion.store.news import Watch
-from .pages import STAMP, game_or_404
+from .pages import STAMP, STREAMED, game_or_404
 
 STREAMS_HELD = "STREAMS_HELD"  # the app's setting: streams a process holds at once
 HELD = 48  # its default: a table's screens are a dozen, a club's few tables several dozen
@@ -33,15 +39,16 @@ LOOK = 1.0  # seconds between two looks at whether the screen went away (waitres
 MAX_AGE = 600.0  # seconds a stream lasts
 RETRY = b"retry: 1000\n\n"  # a stream's first words: its browser opens a lost one again a
 # second later
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what ends a line of an event (the SSE standard)
 
-blueprint = Blueprint("streams", __name__)
+log = logging.getLogger(__name__)
 
 
-@blueprint.get("/g/<token>/events")
-def events(token):
-    """The game's stream, from the stamp the screen shows (`v`, or the last event's id when
-    its browser opens the stream again): a `change` at once if the game moved since. 204
-    where this process holds no more streams (the screen polls), and to a HEAD."""
+def stream(token: str, render):
+    """The stream of a live part of the game `token`, drawn by `render(game)` for this
+    device, from the stamp the screen shows (`v`, or the last event's id when its browser
+    opens the stream again): the part at once if the game moved since. 204 where this
+    process holds no more streams (the screen polls), and to a HEAD."""
     game = game_or_404(token)
     changes = current_app.extensions["changes"]
     generation = changes.take_room() if request.method == "GET" else None
@@ -49,24 +56,49 @@ def events(token):
         return "", 204
     shown = request.headers.get("Last-Event-ID") or request.args.get("v") or ""
     gone = request.environ.get("waitress.client_disconnected", lambda: False)
-    stream = _stream(changes, generation, token, game.stamp,
-                     int(shown) if STAMP.fullmatch(shown) else -1, gone)
-    response = Response(stream, mimetype="text/event-stream",  # (no length: it goes on)
+    request.environ[STREAMED] = True
+    app = current_app._get_current_object()
+
+    def drawn(stamp: int) -> bytes:
+        """The part as the game is at `stamp` or later, as an event; each drawn in an app
+        context of its own, so that nothing read for one (the game, a grant) is kept."""
+        with app.app_context():
+            game = game_or_404(token, fresh=True, stamp=stamp)
+            return event(game.stamp, render(game))
+
+    events = _stream(changes, generation, token, game.stamp,
+                     int(shown) if STAMP.fullmatch(shown) else -1, gone, drawn)
+    response = Response(stream_with_context(events), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
     response.call_on_close(changes.give_room)  # (whether its first event was sent or not)
     return response
 
 
-def _stream(changes: "Changes", generation: int, token: str, stamp: int, shown: int, gone):
+def event(stamp: int, html: str) -> bytes:
+    """A `change` event: its id the stamp, its data the part (a `data:` line for each of
+    its lines, which the browser joins again)."""
+    data = "\n".join("data: " + line for line in LINE_BREAK.split(html))
+    return b"event: change\nid: %d\n%s\n\n" % (stamp, data.encode())
+
+
+def _stream(changes: "Changes", generation: int, token: str, stamp: int, shown: int, gone,
+            drawn):
     """The events of the game `token`, found at `stamp`, for a screen showing `shown`,
-    until the screen is `gone()` or the streams of `generation` are ended."""
+    until the screen is `gone()`, the streams of `generation` are ended or the part can no
+    longer be drawn (the game removed, its log damaged, the store down)."""
     yield RETRY
     ends = time.monotonic() + MAX_AGE
     beat = time.monotonic() + BEAT
     with changes.following(token, stamp):
         while stamp is not None:
             if stamp != shown:
-                yield b"event: change\nid: %d\ndata: %d\n\n" % (stamp, stamp)
+                try:
+                    yield drawn(stamp)
+                except HTTPException:
+                    return
+                except Exception:  # the screen falls back on its poll, which says why
+                    log.exception("the live part of %s could not be drawn", token)
+                    return
                 shown = stamp
             now = time.monotonic()
             if now >= ends or gone():
@@ -166,4 +198,3 @@ def init(app, held: int) -> None:
     """The app's streams, at most `held` at once (its STREAMS_HELD)."""
     app.config[STREAMS_HELD] = held
     app.extensions["changes"] = Changes(app.config["STORE"], app.config[STREAMS_HELD])
-    app.register_blueprint(blueprint)

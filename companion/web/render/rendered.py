@@ -23,6 +23,7 @@ from flask import Flask, current_app, g, render_template, request
 
 from companion.web.guards.roles import device
 from companion.web.guards.security import csrf_token
+from companion.web.pages import htmx_asked
 from .i18n import current_language
 
 PLACEHOLDER = "csrf-" + secrets.token_hex(12)  # this process's stand-in for a CSRF token
@@ -115,7 +116,7 @@ def _key(here, template: str) -> tuple:
     (`here`: its role in the game)."""
     arguments = tuple(sorted((name, value) for name, value in request.args.items(multi=True)
                              if name != "v")) if request.method == "GET" else ()
-    return (template, current_language(), request.headers.get("HX-Request") == "true",
+    return (template, current_language(), htmx_asked(),
             here.host, here.seat, hiding(), arguments)
 
 

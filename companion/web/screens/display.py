@@ -2,6 +2,7 @@
 in the middle of the table, in type readable from across the room; no forms."""
 from flask import Blueprint
 
+from companion.web.streams import stream
 from companion.web.pages import game_or_404, live_or_204
 from companion.web.render import views
 from companion.web.render.rendered import screen
@@ -17,7 +18,16 @@ def display(token):
 
 @blueprint.get("/g/<token>/tv/live")
 def live(token):
-    return live_or_204(token, lambda game: screen(game, "_display_live.html", _context))
+    return live_or_204(token, _live)
+
+
+@blueprint.get("/g/<token>/tv/live/events")
+def events(token):
+    return stream(token, _live)
+
+
+def _live(game):
+    return screen(game, "_display_live.html", _context)
 
 
 def _context(game) -> dict:

@@ -12,6 +12,7 @@ from companion.store.sql import Conflict, SeatTaken
 from companion.web.changes import change
 from companion.web.forms import parse_amount, whole
 from companion.web.guards.roles import access, device, is_host, seat_of, why_not_record
+from companion.web.streams import stream
 from companion.web.pages import game_or_404, live_or_204, store
 from companion.web.render import views
 from companion.web.render.rendered import hiding, screen
@@ -89,6 +90,11 @@ def me(token):
 @blueprint.get("/g/<token>/me/live")
 def me_live(token):
     return live_or_204(token, _me_live)
+
+
+@blueprint.get("/g/<token>/me/live/events")
+def events(token):
+    return stream(token, _me_live)
 
 
 def _me_live(game):

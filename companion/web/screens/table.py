@@ -18,6 +18,7 @@ from companion.store.sql import Conflict
 from companion.web.changes import change, device_labels, log_change, race_outcome
 from companion.web.forms import form_dict, form_values, parse_action, parse_amount, whole
 from companion.web.guards.roles import access, check_change, device, seat_of
+from companion.web.streams import stream
 from companion.web.pages import game_or_404, live_or_204, store
 from companion.web.render import views
 from companion.web.render.chart import chart_key, coins_chart
@@ -36,7 +37,16 @@ def table(token):
 
 @blueprint.get("/g/<token>/live")
 def live(token):
-    return live_or_204(token, lambda game: screen(game, "_table_live.html", _context))
+    return live_or_204(token, _live)
+
+
+@blueprint.get("/g/<token>/live/events")
+def events(token):
+    return stream(token, _live)
+
+
+def _live(game):
+    return screen(game, "_table_live.html", _context)
 
 
 @blueprint.post("/g/<token>/act")
