@@ -34,12 +34,12 @@ from an address of its own of 127.0.0.0/8, so that the app counts each one apart
 host device imports a 5-player game (a record of reveals and sales, each legal, made at
 start with the rules core) at a random stage through the home page's form and opens its
 table page; a TV view opens the game's /tv page and 5 phones take a seat each (the join
-form) and open their page. Each of the 7 screens holds its stream (`GET
-/g/<token>/events?v=STAMP`, as htmx's sse extension: again a second later with
-Last-Event-ID when it breaks) and, at each `change` event, asks for its live part with the
-stamp it shows (`/live`, `/tv/live`, `/me/live`, HX-Request): a new part (200) or 204; one
-question out at a time, one more queued (htmx's); and every 30 s besides (the live parts'
-`every 30s`). Every EVERY seconds, open loop (due times fixed in advance; a late answer
+form) and open their page. Each of the 7 screens holds its live part's stream (`GET
+<live part>/events?v=STAMP`, e.g. /g/<token>/me/live/events, as htmx's sse extension:
+again a second later with Last-Event-ID when it breaks), whose `change` events bring the
+part, drawn for that device; and every 30 s it asks for its live part with the stamp it
+shows besides (`/live`, `/tv/live`, `/me/live`, HX-Request, the live parts' `every 30s`):
+a new part (200) or 204; one question out at a time, one more queued (htmx's). Every EVERY seconds, open loop (due times fixed in advance; a late answer
 delays the next action of its table, whose latency counts from when it was due), the host
 posts the record's next event through the table page's form (htmx's hx-post).
 
@@ -322,7 +322,6 @@ class Screen:
         self.port, self.source, self.results = port, source, results
         self.page, self.url, self.token = "", "", ""
         self.stamp, self.shown_at = -1, 0.0  # the stamp it shows, since when (monotonic)
-        self.heard = -1  # the newest stamp its stream told
         self.waiting: list[Change] = []
         self.asking: asyncio.Task | None = None
         self.queued = False  # one more question due once the one out is answered
@@ -393,17 +392,15 @@ class Screen:
             await asyncio.sleep(EVERY_30S)
 
     async def _stream(self) -> None:
-        """Hold the page's stream, as htmx's sse extension does: at each change, ask for
-        the live part; when it breaks, open it again RETRY later with the last id."""
+        """Hold the live part's stream, as htmx's sse extension does: at each change, show
+        the part it brings; when it breaks, open it again RETRY later with the last id."""
         last_id = ""
         while True:
             opened = time.monotonic()
             try:
-                async for stamp in self._events(last_id):
+                async for stamp, part in self._events(last_id):
                     last_id = str(stamp)
-                    if stamp > max(self.stamp, self.heard):
-                        self.heard = stamp
-                        self.ask()
+                    self.show(part)
                 if self.results.window.counts(opened):
                     self.results.streams["ended"] += 1
             except _Refused as refused:
@@ -416,8 +413,8 @@ class Screen:
             await asyncio.sleep(RETRY)
 
     async def _events(self, last_id: str):
-        """The stamps of the `change` events of the game's stream, as they come."""
-        path = f"/g/{self.token}/events?v={self.stamp}"
+        """The `change` events of the live part's stream, as they come: (stamp, part)."""
+        path = f"{self.url.split('?')[0]}/events?v={self.stamp}"
         head = {"Host": f"127.0.0.1:{self.port}", "Accept": "text/event-stream",
                 "Cache-Control": "no-cache", **({"Cookie": self.device.cookie}
                                                 if self.device.cookies else {}),
@@ -439,9 +436,9 @@ class Screen:
                 text += piece.decode()
                 *messages, text = re.split(r"\r?\n\r?\n", text)
                 for message in messages:
-                    stamp = _change(message)
-                    if stamp is not None:
-                        yield stamp
+                    change = _change(message)
+                    if change is not None:
+                        yield change
         finally:
             writer.close()
 
@@ -462,11 +459,14 @@ async def _piece(reader: asyncio.StreamReader, chunked: bool) -> bytes:
         return (await reader.readexactly(size + 2))[:-2]
 
 
-def _change(message: str) -> int | None:
-    """The stamp of a `change` event (None: a comment, or another event)."""
-    fields = dict(line.split(": ", 1) for line in message.splitlines()
-                  if ": " in line and not line.startswith(":"))
-    return int(fields["data"]) if fields.get("event") == "change" else None
+def _change(message: str) -> tuple[int, str] | None:
+    """A `change` event's stamp and part (None: a comment, or another event)."""
+    fields = [line.split(": ", 1) if ": " in line else [line, ""]
+              for line in message.split("\n") if not line.startswith(":")]
+    named = dict(fields)
+    if named.get("event") != "change":
+        return None
+    return int(named["id"]), "\n".join(value for name, value in fields if name == "data")
 
 
 def _head(head: bytes) -> tuple[int, dict]:

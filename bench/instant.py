@@ -23,14 +23,13 @@ The host starts a 5-player game from the home page's new-game form (over HTTP, f
 127.0.0.1). Then Debian's Chromium opens: the laptop table (/g/<token>, 1280 x 800, on
 127.0.0.1), the TV view (/g/<token>/tv, 1920 x 1080, from the namespace) and 5 phones
 (360 x 740, touch, from the namespace), each seated through the join page and left on its
-own /me page. Each page holds its game's stream (htmx's sse extension) and its live part
-(#live) asks for itself anew at each `change` the stream tells. Each screen is a browser
+own /me page. Each page holds its live part's stream (htmx's sse extension), which brings
+the part (#live), drawn for its device, at each change. Each screen is a browser
 context of its own (its own cookies and connections), its page given before any of its
 scripts a MutationObserver (see WATCH) that notes, for each stamp of the game, when the
 live part whose data-stamp is that stamp was put into the page, and the first animation
-frame after that; when the stream's event telling that stamp reached the page (htmx's
-htmx:sseMessage); and a PerformanceObserver that notes when each answer to a live part's
-GET reached the page (Resource Timing).
+frame after that; and when the stream's event bringing that stamp reached the page
+(htmx's htmx:sseBeforeMessage).
 
 It makes CHANGES changes as the host, alternately a reveal (the lot goes on the table)
 and a sale (back between rounds: winners in turn, a price the winner may bid). With
@@ -49,9 +48,8 @@ change the benchmark asks the pages whether every other screen shows it (then ev
 For each change and each other screen the time from the answer's arrival to the screen
 showing it: when the new live part was put into the page (the MutationObserver's
 Date.now() in the page), the figure the goals are judged by; also the first animation
-frame after it, and how the time splits: the stream's event reaching the page, then the
-live part's GET going out and its answer reaching the page (Resource Timing's startTime
-and responseEnd), then htmx putting it in.
+frame after it, and how the time splits: the stream's event reaching the page, then htmx
+putting its part in.
 The pages' Date.now(), Python's time.time() and Chromium's network timing all read this
 machine's one real-time clock: no offset is applied, and the output says how far each
 page's Date.now() was from time.time() read around it (a bound on any offset).
@@ -97,9 +95,8 @@ Prints (some lines wrapped here; N, P and T stand for the figures):
       all, from the change being sent (the table's request going out): ...
       fastest: T ms (a screen may be answered before the table that made the change)
       the first animation frame after it: ...
-      of which the stream's event reaching the screen: ...; from there to its live part's
-        GET going out: ...; from there to its answer reaching the page: ...; from there to
-        the part in the page: ...
+      of which the stream's event reaching the screen: ...; from there to the part in the
+        page: ...
         TV: p50 T ms, p95 T ms, max T ms (n=20)
         Anna: ...
     requests while the changes were made, a change per screen: laptop table N; TV N; ...
@@ -161,13 +158,11 @@ PERIOD_US = 100_000  # a CPU quota's period: the server's share of each 0.1 s
 
 # Given to every page before its scripts. For each stamp of the game (the data-stamp of
 # the live part), the first live part that carried it: when it was put into the page
-# (inserted) and the first animation frame after that (frame); when the stream's first
-# event telling it reached the page (told); and each live part GET's Resource Timing, in
-# wall-clock ms: [url, start, responseStart, responseEnd].
+# (inserted) and the first animation frame after that (frame); and when the stream's first
+# event bringing it reached the page (told), in wall-clock ms.
 WATCH = r"""(() => {
-  const seen = {}, told = {}, gets = [], parts = new WeakMap();
-  const origin = performance.timeOrigin;
-  window.__instant = {seen, told, gets};
+  const seen = {}, told = {}, parts = new WeakMap();
+  window.__instant = {seen, told};
   const note = (live) => {
     const stamp = live.dataset.stamp, part = parts.get(live);
     if (stamp === undefined || part === undefined || stamp in seen) return;
@@ -192,20 +187,10 @@ WATCH = r"""(() => {
     }
   }).observe(document, {childList: true, subtree: true, attributes: true,
                         attributeFilter: ["data-stamp"]});
-  document.addEventListener("htmx:sseMessage", (event) => {
-    if (event.detail.type === "change" && !(event.detail.data in told)) {
-      told[event.detail.data] = Date.now();
-    }
+  document.addEventListener("htmx:sseBeforeMessage", (event) => {
+    const stamp = event.detail.lastEventId;
+    if (event.detail.type === "change" && !(stamp in told)) told[stamp] = Date.now();
   });
-  performance.setResourceTimingBufferSize(100000);
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      if (entry.name.includes("/live?")) {
-        gets.push([entry.name, origin + entry.startTime, origin + entry.responseStart,
-                   origin + entry.responseEnd]);
-      }
-    }
-  }).observe({type: "resource", buffered: true});
 })();"""
 
 
@@ -550,14 +535,6 @@ def figures(values) -> str:
             f"max {max(values):.0f} ms (n={len(values)})")
 
 
-def live_answer(gets, previous: int, shown: float) -> list | None:
-    """The live part's GET whose answer brought a screen the part after `previous` (shown
-    at `shown`): the last one sent with v=previous that was answered before it was shown."""
-    mark = re.compile(rf"[?&]v={previous}(?:&|$)")
-    answered = [get for get in gets if mark.search(get[0]) and get[3] <= shown + 1]
-    return max(answered, key=lambda get: get[1]) if answered else None
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=20)
@@ -660,15 +637,14 @@ def main(argv=None) -> int:
         laptop.page.wait_for_timeout(200)  # the last requests' events
 
     print(f"load average after: {load_average()}")
-    return report(stamp, changes, watchers, watched, offsets, screens, changing,
+    return report(changes, watchers, watched, offsets, screens, changing,
                   (quiet_from, quiet_until))
 
 
-def report(first, changes, watchers, watched, offsets, screens, changing, quiet) -> int:
+def report(changes, watchers, watched, offsets, screens, changing, quiet) -> int:
     shown = {REVEAL: [], SALE: []}
     sent, drawn, missed = [], [], []
-    told, asked, reached, drawing = [], [], [], []
-    previous = first
+    told, drawing = [], []
     for change in changes:
         for screen in watchers:
             seen = watched[screen.name]
@@ -681,13 +657,9 @@ def report(first, changes, watchers, watched, offsets, screens, changing, quiet)
             if part["frame"] is not None:
                 drawn.append(part["frame"] - change.answered)
             heard = seen["told"].get(str(change.stamp))
-            get = live_answer(seen["gets"], previous, part["inserted"])
-            if heard is not None and get is not None:
+            if heard is not None:
                 told.append(heard - change.answered)
-                asked.append(get[1] - heard)
-                reached.append(get[3] - get[1])
-                drawing.append(part["inserted"] - get[3])
-        previous = change.stamp
+                drawing.append(part["inserted"] - heard)
     every = shown[REVEAL] + shown[SALE]
     noticed = [change.noticed - change.answered for change in changes if change.noticed]
     worst = max(offsets, key=lambda offset: abs(offset[0]))
@@ -714,9 +686,7 @@ def report(first, changes, watchers, watched, offsets, screens, changing, quiet)
           "table that made the change)")
     print(f"  the first animation frame after it: {figures(drawn)}")
     print(f"  of which the stream's event reaching the screen: {figures(told)}; from there to "
-          f"its live part's GET going out: {figures(asked)}; from there to its answer "
-          f"reaching the page: {figures(reached)}; from there to the part in the page: "
-          f"{figures(drawing)}")
+          f"the part in the page: {figures(drawing)}")
     for screen in watchers:
         own = [watched[screen.name]["seen"][str(change.stamp)]["inserted"] - change.answered
                for change in changes if str(change.stamp) in watched[screen.name]["seen"]]

@@ -8,7 +8,7 @@ time from the change's commit to the stream's `change` event.
 Starts the table server (`python -m companion.cli`) on 127.0.0.1 and a temporary data
 directory (or the PostgreSQL `--database`; `--postgres` starts one of its own as the tests
 do, tests/postgres.py). Plays the first CHANGES events of tests/fixtures/full-game-2.json:
-before each, the game's stream (GET /g/<token>/events?v=STAMP, as a screen's htmx opens
+before each, the table's stream (GET /g/<token>/live/events?v=STAMP, as a screen's htmx opens
 it) waits on a connection of its own; this process appends the event through the store
 (companion.store.games.append) and times the stream's `change` event from the moment the
 append returned (its commit). Prints p50, p99 and max:
@@ -60,7 +60,7 @@ def told(port: int, token: str, stamp: int, answered: list) -> threading.Thread:
     """The game's stream from `stamp`, on its own connection: its status and the time its
     first `change` event came go into `answered`."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    connection.request("GET", f"/g/{token}/events?v={stamp}")
+    connection.request("GET", f"/g/{token}/live/events?v={stamp}")
 
     def wait() -> None:
         response = connection.getresponse()

@@ -7,7 +7,7 @@ import sys
 
 from companion.web import create_app, streams
 from tests.served import Listener, change_elsewhere, events_of, new_game_poll, served, until
-from tests.web_helpers import PHONE_ADDRESS, join, make_app, new_game, phone_client, play
+from tests.web_helpers import join, make_app, new_game, phone_client, play
 
 
 def stream_of(port: int, poll: str, headers: str = "") -> Listener:
@@ -199,7 +199,7 @@ def test_each_screen_s_stream_draws_its_part_for_its_own_device(tmp_path):
     assert "Choose your seat again" in first_part(watcher, mine)[1]
     table = first_part(watcher, f"/g/{token}/live/events?v={stamp}")[1]
     assert not {"5", "15"} & coins_in(table) and 'id="live"' in table
-    assert watcher.get(f"/g/nosuchgame/live/events").status_code == 404
+    assert watcher.get("/g/nosuchgame/live/events").status_code == 404
 
 
 def test_a_head_opens_no_stream_and_a_stream_never_read_gives_its_room_back(tmp_path):
