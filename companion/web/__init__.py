@@ -11,12 +11,12 @@ from companion.rules.phrase import N_, Phrase
 from companion.rules.setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from companion.store.cache import GameCache
 from companion.store.games import Damaged
-from companion.store.sql import StorageFault
+from companion.store.sql import HOSTED_CODE_LENGTH, StorageFault
 from companion.store import open_store
 from companion.web.guards.sessions import Sessions
 from companion.web.render.assets import assets
 from . import pages, streams
-from .guards import pace, roles, security
+from .guards import limits, pace, roles, security
 from .guards import proxy as proxy_guard
 from .render import compress, drawn, i18n, rendered
 from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
@@ -57,6 +57,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
                              [*names, *phones.host_names(addresses)] if name),
     )
+    limits.init(app)
     phones.init(app, addresses)
     app.session_interface = Sessions()
     app.context_processor(_page_context)
@@ -77,6 +78,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         app.register_blueprint(hosting.blueprint)  # and no operator but its owner
         app.register_blueprint(operator.blueprint)
         host.sweep(app)
+        store.lengthen_codes(HOSTED_CODE_LENGTH)  # a table's codes are too short there
     _error_pages(app)
     proxy_guard.init(app, proxy)
     return app
