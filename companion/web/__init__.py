@@ -32,7 +32,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
     behind the reverse proxy at the address `proxy`, if given; `hosted`: a server on the
     internet (no owner, any device starts games: guards.roles), which removes the games
-    no one changed for `keep_days` days; it keeps `screens` screens told of their game's
+    no one changed for `keep_days` days and gives the games longer codes, within the
+    operator's limits (guards/limits.py); it keeps `screens` screens told of their game's
     changes at once (streams.py).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
