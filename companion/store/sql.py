@@ -246,7 +246,7 @@ class SQLStore:
         """A new code of `length` characters for each game whose code is shorter (a hosted
         server's games made on a table): how many (with none, nothing is written). Their
         screens show it (stamps move)."""
-        shorter = "SELECT id FROM games WHERE length(code) < ?"
+        shorter = "SELECT id FROM games WHERE length(code) < ? ORDER BY id"
         shown = (len(game_code("A" * length)),)  # with its dashes
         with self._connect() as db:
             if db.execute(shorter + " LIMIT 1", shown).fetchone() is None:
