@@ -11,7 +11,11 @@ from companion.rules.record import fold_record, loads
 from companion.rules.refusal import Refusal
 from companion.rules.replay import replay_json, replay_text
 from companion.server.network import DEFAULT_PORT
+from companion.web.guards.limits import Limits
+from companion.web.screens.host import STARTS_PER_NETWORK
 from companion.web.streams import HELD
+
+LIMITS = Limits()  # the defaults
 
 
 def main(argv=None) -> int:
@@ -49,11 +53,31 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--hosted", action="store_true",
                         help="a server on the internet, not on a table: no device is the "
                              "server's own (loopback included); any device may start games "
-                             "(a few an hour from one address), each hosted by the device "
+                             "(a few an hour from one network), each hosted by the device "
                              "that started it")
     parser.add_argument("--keep-days", type=_days, default=30, metavar="DAYS",
                         help="with --hosted: days a game is kept after its last change "
                              "(30 by default); its record can be exported until then")
+    parser.add_argument("--ipv6-prefix", type=_prefix, default=LIMITS.ipv6_prefix,
+                        metavar="BITS",
+                        help="leading bits of an IPv6 address that are one network "
+                             f"({LIMITS.ipv6_prefix} by default): the devices of one network "
+                             "share the limits of game starts, game codes and operator's "
+                             "keys, and a ceiling of changes (an IPv4 address is one network)")
+    parser.add_argument("--starts-per-hour", type=_count_of, default=LIMITS.starts_per_hour,
+                        metavar="N",
+                        help=f"with --hosted: games all devices may start in an hour "
+                             f"({LIMITS.starts_per_hour} by default; {STARTS_PER_NETWORK} from "
+                             "one network)")
+    parser.add_argument("--max-games", type=_count_of, default=LIMITS.max_games, metavar="N",
+                        help=f"with --hosted: games kept at most ({LIMITS.max_games} by "
+                             "default); past it no game is started, the games under way "
+                             "play on")
+    parser.add_argument("--max-megabytes", type=_count_of, default=LIMITS.max_megabytes,
+                        metavar="MB",
+                        help=f"with --hosted: megabytes the games may take in the database "
+                             f"({LIMITS.max_megabytes} by default); past it no game is "
+                             "started, the games under way play on")
     parser.add_argument("--name", action="append", default=[], metavar="NAME", dest="names",
                         type=_host_name,
                         help="a name or address phones may use to reach this server, e.g. "
@@ -89,11 +113,13 @@ def _serve(args) -> int:
     why."""
     from companion.server.serve import CannotListen, serve
     from companion.store.sql import StorageFault
+    from companion.web.guards.limits import choose
     from companion.web.screens.operator import weak_key
 
     if args.hosted and weak_key():
         print(f"error: {weak_key()}", file=sys.stderr)
         return 1
+    choose(Limits(args.ipv6_prefix, args.starts_per_hour, args.max_games, args.max_megabytes))
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
               database=args.database, proxy=args.proxy, hosted=args.hosted,
@@ -196,6 +222,16 @@ def _count(text: str) -> int:
     if count > 1 and not hasattr(os, "fork"):
         raise argparse.ArgumentTypeError("only 1 on this system (it cannot fork processes)")
     return count
+
+
+def _prefix(text: str) -> int:
+    """An IPv6 prefix length: 16 to 128 bits."""
+    return _whole(text, 16, 128)
+
+
+def _count_of(text: str) -> int:
+    """A bound of a hosted server: 1 to 10,000,000."""
+    return _whole(text, 1, 10_000_000)
 
 
 def _screens(text: str) -> int:

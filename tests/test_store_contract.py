@@ -10,7 +10,7 @@ import importlib
 import itertools
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 
 import pytest
@@ -21,8 +21,8 @@ from companion.rules.events import Bid, Pass, Penalty, SideSale, Sold
 from companion.rules.record import FORMAT, dump_event
 from companion.store import games, open_store
 from companion.store.news import News
-from companion.store.sql import (BATCH, CODE_SHAPE, Conflict, SeatTaken, StorageFault,
-                                  Unreadable)
+from companion.store.sql import (BATCH, CODE_SHAPE, HOSTED_CODE_LENGTH, Bounded, Bounds,
+                                  Conflict, SeatTaken, StorageFault, Unreadable)
 from companion.web.forms import device_label
 from tests.helpers import card, reveal
 from tests.web_helpers import by_hand, refuse_writes
@@ -386,6 +386,77 @@ def test_every_game_has_a_code_of_its_own_that_finds_it(store):
         by_hand(store, "UPDATE games SET code = ? WHERE token = ?", codes[0], tokens[1])
 
 
+def test_a_hosted_server_s_longer_codes_and_a_table_s_games_given_one(opened):
+    store = opened()
+    table = new(store)
+    hosted = games.create(store, record([]), games.Options(), "maker", HOSTED_CODE_LENGTH)
+    code = store.game(hosted).code
+    assert len(code) == 14 and CODE_SHAPE.fullmatch(code) and store.token_of_code(code) == hosted
+    before = store.stamp(table)
+    assert store.lengthen_codes(HOSTED_CODE_LENGTH) == 1
+    lengthened = store.game(table).code
+    assert len(lengthened) == 14 and CODE_SHAPE.fullmatch(lengthened)
+    assert store.token_of_code(lengthened) == table and store.stamp(table) > before
+    assert store.game(hosted).code == code and store.lengthen_codes(HOSTED_CODE_LENGTH) == 0
+    assert opened().game(table).code == lengthened  # a table's server keeps longer codes
+
+
+# --- a hosted server's bounds ------------------------------------------------------------
+
+def bounds(network="n", per_network=99, per_hour=99, kept=99, size=2 ** 40) -> Bounds:
+    return Bounds(network, per_network, per_hour, kept, size)
+
+
+def start(store, within: Bounds) -> str:
+    return games.create(store, record([]), games.Options(), "maker", bounds=within)
+
+
+@pytest.mark.parametrize("bound", ["network", "hour", "games", "bytes"])
+def test_a_start_past_a_bound_is_refused_and_stores_nothing(store, bound):
+    """Each bound, reached: the look before a record is checked and the start itself are
+    refused alike."""
+    within = {"network": bounds(per_network=1), "hour": bounds(per_hour=2),
+              "games": bounds(kept=2), "bytes": bounds()}[bound]
+    made = [start(store, within), start(store, replace(within, network="m"))]
+    if bound == "bytes":  # the games take more than a byte
+        within = replace(within, size=1)
+    with pytest.raises(Bounded) as looked:
+        store.check_bounds(within)
+    with pytest.raises(Bounded) as started:
+        start(store, within)
+    assert (looked.value.bound, looked.value.limit) == (bound, {"network": 1, "bytes": 1}.get(
+        bound, 2))
+    assert (started.value.bound, started.value.limit) == (looked.value.bound, looked.value.limit)
+    assert store.game_count() == 2 and [store.game(token).code for token in made]
+
+
+def test_a_start_waits_for_the_hour_s_first_start_to_be_an_hour_old(store):
+    first = time.time()
+    start(store, bounds(per_network=1))
+    with pytest.raises(Bounded) as refused:
+        start(store, bounds(per_network=1))
+    assert refused.value.bound == "network" and refused.value.limit == 1
+    assert 3600 - (time.time() - first) - 1 < refused.value.wait <= 3600
+    by_hand(store, "UPDATE marks SET at = at - 3600")
+    assert start(store, bounds(per_network=1)) and start(store, bounds(network="m", per_network=1))
+
+
+@pytest.mark.parametrize("bound", ["network", "hour", "games"])
+def test_starts_at_once_never_pass_a_bound_however_many_processes_race(opened, bound):
+    """12 processes each start a game at once, against a bound of 5 (from one network, or
+    from each its own)."""
+    within = {"network": bounds(per_network=5), "hour": bounds(per_hour=5),
+              "games": bounds(kept=5)}[bound]
+    stores = [opened() for _ in range(12)]
+    results = at_once(*[(store, start, store,
+                         replace(within, network="n" if bound == "network" else str(number)))
+                        for number, store in enumerate(stores)])
+    assert sum(isinstance(result, str) for result in results) == 5, results
+    assert all(isinstance(result, str) or (isinstance(result, Bounded) and result.bound == bound)
+               for result in results), results
+    assert opened().game_count() == 5
+
+
 # --- removal ---------------------------------------------------------------------------
 
 def test_a_removed_game_goes_with_all_it_holds(store):
@@ -442,19 +513,23 @@ def test_the_server_s_secrets_and_settings_are_the_same_in_every_process(opened)
     assert store.stamp(token) == forgotten
 
 
-def test_marks_are_counted_since_a_time_in_every_process_and_the_old_ones_forgotten(opened):
+def test_a_mark_is_kept_within_its_limit_and_the_old_ones_forgotten(opened):
     store, other = opened(), opened()
-    assert store.marks("code", "k", 0) == (0, None)
-    for at in (10.0, 20.0, 30.0):
-        store.mark("code", "k", at, forget_before=0)
-    store.mark("code", "another key", 24.0, forget_before=0)
-    store.mark("key", "k", 5.0, forget_before=0)
-    assert store.marks("code", "k", 15) == (2, 20.0)
-    assert other.marks("code", "k", 0) == (3, 10.0)
-    other.mark("code", "k", 40.0, forget_before=25)  # those of the kind before 25 forgotten
-    assert store.marks("code", "k", 0) == (2, 30.0)
-    assert store.marks("code", "another key", 0) == (0, None)
-    assert store.marks("key", "k", 0) == (1, 5.0)
+    assert [store.mark_within("code", "k", at, 30, 2) for at in (10.0, 20.0, 30.0)] == [
+        0.0, 0.0, pytest.approx(10.0)]  # the third waits for the first to be 30 s old
+    assert other.mark_within("code", "another key", 30.0, 30, 2) == 0.0
+    assert other.mark_within("key", "k", 30.0, 30, 1) == 0.0  # another kind
+    assert other.mark_within("code", "k", 41.0, 30, 2) == 0.0  # the first forgotten
+    assert store.mark_within("code", "k", 45.0, 30, 2) == pytest.approx(5.0)
+    assert by_hand(store, "SELECT at FROM marks WHERE kind = 'code' AND key = 'k' "
+                          "ORDER BY at") == [(20.0,), (41.0,)]
+
+
+def test_marks_at_once_never_pass_their_limit_however_many_processes_race(opened):
+    stores = [opened() for _ in range(12)]
+    waits = at_once(*[(store, store.mark_within, "code", "k", 100.0, 60, 5) for store in stores])
+    assert sorted(waits)[:6] == [0.0] * 5 + [pytest.approx(60.0)], waits
+    assert by_hand(stores[0], "SELECT COUNT(*) FROM marks")[0][0] == 5
 
 
 def test_a_bucket_gives_a_burst_then_refills_at_its_rate(store):
@@ -504,7 +579,8 @@ def test_a_database_that_refuses_writes_changes_nothing_and_says_why(store, monk
         partial(store.grant, "Bo"), partial(store.revoke, store.grants()[0].id),
         partial(store.renew_secret, "host_key"), partial(store.show_everywhere, "phones", "x"),
         partial(store.keep_summaries, [(token, game.stamp, {})]),
-        partial(store.mark, "code", "k", 1.0, 0), partial(store.take, "device", 1.0, 3, 0)]
+        partial(store.mark_within, "code", "k", 1.0, 60, 5),
+        partial(store.take, "device", 1.0, 3, 0), partial(store.lengthen_codes, 12)]
     said = importlib.import_module(type(store).__module__).READ_ONLY  # the backend's words
     for write in writes:
         with pytest.raises(StorageFault) as refused:

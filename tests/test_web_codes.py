@@ -1,59 +1,54 @@
-"""Game codes that cannot be guessed (issue 26, item 3): 7 characters shown in two groups,
-typed in any form; a budget of wrong codes for the whole server, past which typing a code
-is refused for everyone in words and the host is told; older, shorter codes replaced at
-start.
+"""Game codes that cannot be guessed, with no lockout (issues 26 and 41): codes shown in
+groups and typed in any form, 7 characters on a table's server and 12 on a hosted one;
+each network may type CODES_PER_HOUR codes, right or wrong, so that no one can spend a
+budget that shuts others out; shorter codes replaced at start.
 
-The odds, worked out from the code's own numbers: an attacker who types codes for HOURS
-hours, from as many addresses as they like, against GAMES games running, types at most
-WRONG_CODES_PER_HOUR wrong codes an hour in each server process (the budget is kept by
-each process, and `--processes` allows at most 64), so at most n = 64 x 300 x 4 = 76,800
-codes in all; each of the n different codes tried hits one of the GAMES codes among the
-25^7 = 6,103,515,625 with odds at most GAMES / (25^7 - n), so all of them together with
-odds under n x GAMES / (25^7 - n) = 0.0126% (0.0002% for the one process a server runs
-by default). Before, 5 characters and 10 wrong codes a minute from each of 50 addresses:
-120,000 codes of 25^5 = 9,765,625, about 12%.
+The odds (docs/faults.md), worked out from the code's own numbers: an attacker who holds
+a whole IPv6 /48 (65,536 networks of 64 bits) for a day types at most 65,536 x 100 x 24 =
+157,286,400 codes; each of the n different codes tried hits one of the GAMES codes among
+the 25^12 with odds at most GAMES / (25^12 - n), so all of them together with odds under
+n x GAMES / (25^12 - n): 0.0026% for the 10,000 games a hosted server keeps at most by
+default. On a table's server, an attacker on its Wi-Fi with 254 addresses (a whole /24)
+for 4 hours against 10 games: 0.017%.
 """
-import argparse
 import re
 import sqlite3
 from fractions import Fraction
 
 import pytest
 
-from companion import cli
-from companion.store.sql import CODE_ALPHABET, CODE_LENGTH
-from companion.web.screens.host import CODE_TRIES_PER_MINUTE, WRONG_CODES_PER_HOUR
+from companion.store.sql import CODE_ALPHABET, CODE_LENGTH, HOSTED_CODE_LENGTH
+from companion.web.guards.limits import Limits
+from companion.web.screens.host import CODES_PER_HOUR
 from tests.web_helpers import (alerts, find_form, make_app, new_game, page_headers,
                                phone_client, submit, text)
 
-HOURS, GAMES, ADDRESSES = 4, 10, 50  # the attack the issue names
-MOST_PROCESSES = 64  # --processes (cli._count)
+NETWORKS_OF_A_48 = 2 ** (64 - 48)
 CODE = re.compile(f"[{CODE_ALPHABET}]{{3}}-[{CODE_ALPHABET}]{{4}}")
+HOSTED_CODE = re.compile(f"[{CODE_ALPHABET}]{{4}}-[{CODE_ALPHABET}]{{4}}-[{CODE_ALPHABET}]{{4}}")
 
 
-def odds(tries: int, codes: int, games: int = GAMES) -> Fraction:
+def odds(tries: int, codes: int, games: int) -> Fraction:
     """At most the odds that `tries` different wrong guesses among `codes` possible ones
     find one of `games` codes: each finds one with odds at most games / (codes - tries)."""
     return Fraction(tries * games, codes - tries)
 
 
-def test_the_odds_of_guessing_a_code_are_under_one_in_a_thousand():
+def test_the_odds_of_guessing_a_hosted_code_from_a_48_for_a_day_are_under_one_in_a_thousand():
     """The arithmetic of the module's docstring, with the numbers the code uses."""
+    codes = len(CODE_ALPHABET) ** HOSTED_CODE_LENGTH
+    tries = NETWORKS_OF_A_48 * CODES_PER_HOUR * 24
+    assert codes == 59_604_644_775_390_625 and tries == 157_286_400
+    chance = odds(tries, codes, Limits().max_games)
+    assert chance < Fraction(1, 1000) and float(chance) == pytest.approx(0.0000264, rel=0.01)
+    # a table's 7 characters would not do on the internet
+    assert odds(tries, len(CODE_ALPHABET) ** CODE_LENGTH, 10) > 0.25
+
+
+def test_the_odds_of_guessing_a_table_s_code_from_its_wi_fi_are_under_one_in_a_thousand():
     codes = len(CODE_ALPHABET) ** CODE_LENGTH
-    tries = MOST_PROCESSES * WRONG_CODES_PER_HOUR * HOURS  # whatever the addresses
-    assert codes == 6_103_515_625 and tries == 76_800
-    assert odds(tries, codes) < Fraction(1, 1000)
-    assert float(odds(tries, codes)) == pytest.approx(0.000126, rel=0.01)
-    assert float(odds(WRONG_CODES_PER_HOUR * HOURS, codes)) == pytest.approx(0.000002, rel=0.02)
-    # before: 5 characters, 10 a minute from each of 50 addresses, no budget for the server
-    before = ADDRESSES * CODE_TRIES_PER_MINUTE * 60 * HOURS
-    assert 0.11 < 1 - (1 - GAMES / 25 ** 5) ** before < 0.12
-
-
-def test_the_odds_count_every_process_the_server_may_run():
-    assert cli._count(str(MOST_PROCESSES)) == MOST_PROCESSES
-    with pytest.raises(argparse.ArgumentTypeError):
-        cli._count(str(MOST_PROCESSES + 1))
+    chance = odds(254 * CODES_PER_HOUR * 4, codes, 10)
+    assert codes == 6_103_515_625 and float(chance) == pytest.approx(0.000166, rel=0.01)
 
 
 @pytest.fixture
@@ -87,45 +82,72 @@ def wrong_code(number: int) -> str:
     return "".join(digits)
 
 
-def type_wrong_codes(app, count: int, skip: str) -> None:
-    """`count` wrong codes, each address typing as many as it may in a minute into the
-    code form of the page it opened."""
-    for first in range(0, count, CODE_TRIES_PER_MINUTE):
-        phone = phone_client(app, f"10.0.{first // CODE_TRIES_PER_MINUTE}.1")
-        page = phone.get("/")
-        form = find_form(page, "game-code")
-        for number in range(first, min(first + CODE_TRIES_PER_MINUTE, count)):
-            code = wrong_code(number) if wrong_code(number) != skip else wrong_code(count + number)
-            response = phone.post(form.action, data={**form.fields, "code": code},
-                                  headers=page_headers(page))
-            assert response.status_code == 404, alerts(response)
+def in_network(network: int, device: int) -> str:
+    """An IPv6 address of the /64 numbered `network` of one /48 (RFC 3849's)."""
+    return f"2001:db8:7:{network:x}::{device:x}"
 
 
-def test_past_the_server_s_budget_typing_a_code_is_refused_for_everyone_in_words(server):
-    app, host, token, shown = server
-    type_wrong_codes(app, WRONG_CODES_PER_HOUR, shown.replace("-", ""))
-    newcomer = phone_client(app, "192.168.1.77")
-    refused = submit(newcomer, "/", "game-code", code=shown)  # even the right code
-    assert refused.status_code == 429
-    assert re.fullmatch(r"Too many wrong codes were typed on this server: typing a code is "
-                        r"refused for everyone until \d\d:\d\d\. Scan the QR code on the "
-                        r"table's screen instead\.", alerts(refused)[0]), alerts(refused)
-    assert newcomer.get(f"/g/{token}/join").status_code == 200  # the QR code still opens it
-    told = " ".join(alerts(host.get("/")))
-    assert re.search(r"Many wrong game codes were typed on this server: someone may be "
-                     r"guessing them\. Typing a code is refused for everyone until \d\d:\d\d; "
-                     r"phones still join by scanning the QR code\.", told), told
+def type_codes(app, count: int, skip: str) -> list:
+    """`count` wrong codes typed from one /64, each from another address of it, into the
+    code form of the page it opened: the answers."""
+    guesser = phone_client(app, in_network(1, 1))
+    page = guesser.get("/")
+    form = find_form(page, "game-code")
+    answers = []
+    for number in range(count):
+        guesser.environ_base["REMOTE_ADDR"] = in_network(1, number + 2)
+        code = wrong_code(number) if wrong_code(number) != skip else wrong_code(count + number)
+        answers.append(guesser.post(form.action, data={**form.fields, "code": code},
+                                    headers=page_headers(page)))
+    return answers
 
 
-def test_an_hour_later_codes_may_be_typed_again(server, monkeypatch):
-    app, host, token, shown = server
-    type_wrong_codes(app, WRONG_CODES_PER_HOUR, shown.replace("-", ""))
-    budget = app.extensions["code_tries"].server
-    later = budget.clock() + 3600
-    monkeypatch.setattr(budget, "clock", lambda: later)
-    response = submit(phone_client(app, "192.168.1.77"), "/", "game-code", code=shown)
+def test_past_its_codes_a_network_waits_and_a_right_code_from_another_joins_at_once(server):
+    """300 wrong codes from one /64, whatever its addresses: CODES_PER_HOUR of them are
+    looked up, the others refused in words; the right code typed on another network
+    joins at once, and on that /64 it waits with the others."""
+    app, _, token, shown = server
+    answers = type_codes(app, 300, shown.replace("-", ""))
+    assert [answer.status_code for answer in answers] == [404] * CODES_PER_HOUR + [429] * (
+        300 - CODES_PER_HOUR)
+    assert alerts(answers[-1]) == ["Too many game codes were typed from this network: try "
+                                   "again in 60 min, or scan the QR code on the table's "
+                                   "screen."]
+    elsewhere = submit(phone_client(app, in_network(2, 1)), "/", "game-code", code=shown)
+    assert elsewhere.status_code == 303 and elsewhere.headers["Location"] == f"/g/{token}/join"
+    assert submit(phone_client(app, "192.168.1.77"), "/", "game-code",
+                  code=shown).status_code == 303
+    assert submit(phone_client(app, in_network(1, 999)), "/", "game-code",
+                  code=shown).status_code == 429
+    assert phone_client(app, in_network(1, 999)).get(f"/g/{token}/join").status_code == 200
+
+
+def test_an_hour_later_the_network_may_type_codes_again(server, monkeypatch):
+    app, _, token, shown = server
+    type_codes(app, CODES_PER_HOUR, shown.replace("-", ""))
+    tries = app.extensions["throttles"]["code"]
+    later = tries.clock() + 3600
+    monkeypatch.setattr(tries, "clock", lambda: later)
+    response = submit(phone_client(app, in_network(1, 999)), "/", "game-code", code=shown)
     assert response.status_code == 303
-    assert not alerts(host.get("/"))
+
+
+def test_a_hosted_server_s_codes_are_longer_and_typed_in_any_form(tmp_path):
+    """12 characters in three groups, and a table's game given one at the start of a
+    hosted server on its database."""
+    data = tmp_path / "data"
+    token = new_game(make_app(data).test_client())
+    app = make_app(data, hosted=True)
+    maker = app.test_client()
+    hosted = new_game(maker)
+    codes = [app.config["STORE"].game(game).code for game in (token, hosted)]
+    assert all(HOSTED_CODE.fullmatch(code) for code in codes), codes
+    phone = phone_client(app)
+    for game, code in zip((token, hosted), codes):
+        typed = " ".join(code.replace("-", "").lower())
+        answer = submit(phone, "/", "game-code", code=typed)
+        assert answer.status_code == 303 and answer.headers["Location"] == f"/g/{game}/join"
+    assert HOSTED_CODE.search(text(maker.get(f"/g/{hosted}")))
 
 
 def test_a_game_with_a_shorter_code_gets_a_new_one_at_start(tmp_path):

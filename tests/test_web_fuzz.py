@@ -30,7 +30,7 @@ from companion.store import games
 from companion.web import create_app
 from companion.web.forms import ACTIONS
 from tests.helpers import all_rounds_free, reveal
-from tests.web_helpers import body, make_app, phone_client, text
+from tests.web_helpers import body, by_hand, make_app, phone_client, text
 
 PLAYERS = ("Anna", "Bert", "Claus")
 MOMENTS = {  # the game's events so far, and the companion settings that go with them
@@ -123,7 +123,7 @@ def new_world(app, moment: str, options=None, seat: int = 0):
         store.remove_game(stored.token)
     if not store.grants():
         store.grant("another device")
-    app.extensions.pop("code_tries", None)  # the count of wrong game codes
+    by_hand(store, "DELETE FROM marks")  # the game codes each network typed
     app.extensions["test_errors"].clear()
     events, chosen = MOMENTS[moment]
     token = games.create(store, record(events), games.Options(**{**chosen, **(options or {})}))

@@ -3,7 +3,9 @@ device is the server's own, loopback included; any device may start a game, and 
 that started it hosts that game alone; its list shows only its own games. Each test runs
 on SQLite and on PostgreSQL (tests/postgres.py)."""
 import re
+import secrets
 import tempfile
+import threading
 import time
 from urllib.parse import quote
 
@@ -13,8 +15,10 @@ from hypothesis import strategies as st
 
 from companion.web import create_app
 
-from companion.web.screens.host import GAMES_PER_HOUR, SWEEP_EVERY
-from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, card, csrf_headers,
+from companion.web.guards.limits import LIMITS, Limits
+from companion.web.screens.host import STARTS_PER_NETWORK, SWEEP_EVERY
+from companion.web.screens.operator import KEYS_PER_HOUR
+from tests.web_helpers import (FIRST_SALE, GAME, PLAYERS, act, alerts, card, csrf_headers,
                                find_form, hand_edit, host_link, join, make_app, new_game,
                                phone_client, play, submit, text)
 
@@ -75,17 +79,89 @@ def test_a_player_joins_the_hosted_game_and_records_from_the_phone(app):
     assert "Round 1: the auction" in text(maker.get(f"/g/{token}"))
 
 
-def test_one_address_starts_at_most_so_many_games_an_hour(app):
-    """Past GAMES_PER_HOUR from one address, a new game is refused in words and nothing is
-    stored; another address still starts one, and the games started stay playable."""
-    busy = phone_client(app, STRANGER)
-    tokens = [new_game(busy) for _ in range(GAMES_PER_HOUR)]
-    refused = new_game(busy, expect=429)
-    assert re.search(rf"This network has started {GAMES_PER_HOUR} games within the hour: "
-                     r"start another in \d+ minutes", text(refused))
-    assert app.config["STORE"].game_count() == GAMES_PER_HOUR
-    assert new_game(phone_client(app, "203.0.113.8"))
-    assert act(busy, tokens[0], "reveal", "red 0", "yellow 5").status_code == 303
+def in_network(network: int, device: int) -> str:
+    """An IPv6 address of the /64 numbered `network` of one /48 (RFC 3849's)."""
+    return f"2001:db8:7:{network:x}::{device:x}"
+
+
+def test_one_network_starts_at_most_so_many_games_an_hour(app):
+    """Past STARTS_PER_NETWORK from one /64 within the hour, whatever its addresses (a
+    device may take a new one for each try), a new game is refused in words and nothing
+    is stored; another /64 still starts one, and the games started stay playable."""
+    busy = [phone_client(app, in_network(1, number + 1))
+            for number in range(STARTS_PER_NETWORK + 1)]
+    tokens = [new_game(device) for device in busy[:-1]]
+    refused = new_game(busy[-1], expect=429)
+    assert (f"This network has started as many games within the hour as one network may "
+            f"({STARTS_PER_NETWORK}): start another in 60 min, or go on with one of "
+            "yours.") in alerts(refused)
+    assert app.config["STORE"].game_count() == STARTS_PER_NETWORK
+    assert new_game(phone_client(app, in_network(2, 1)))
+    assert act(busy[0], tokens[0], "reveal", "red 0", "yellow 5").status_code == 303
+
+
+def test_sixty_starts_at_once_from_one_address_make_at_most_so_many_games(app):
+    """The bounds are looked at and the start counted in one step, however many starts
+    race: each start is a game made or a refusal in words, never both, never more."""
+    devices = [phone_client(app, STRANGER) for _ in range(60)]
+    forms = [(device, find_form(device.get("/"), "new-game")) for device in devices]
+    start, answers = threading.Barrier(len(forms), timeout=30), []
+
+    def send(device, form):
+        start.wait()
+        answers.append(device.post(form.action, headers=csrf_headers(device), data={
+            **form.fields, "player": list(PLAYERS)}))
+    threads = [threading.Thread(target=send, args=pair) for pair in forms]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    made = [answer for answer in answers if answer.status_code == 303]
+    assert len(answers) == 60 and len(made) == STARTS_PER_NETWORK
+    assert all(answer.status_code in (303, 429) for answer in answers)
+    assert app.config["STORE"].game_count() == STARTS_PER_NETWORK
+
+
+BOUNDS = {  # a bound of the server, the numbers that reach it, and its words
+    "hour": (Limits(starts_per_hour=2), (
+        "This server has started as many games within the hour as its operator allows (2): "
+        "start another in 60 min. The games under way play on.",
+        "Ce serveur a lancé dans l'heure autant de parties que son opérateur le permet "
+        "(2) : lancez-en une autre dans 60 min. Les parties en cours continuent.")),
+    "games": (Limits(max_games=2), (
+        "This server keeps as many games as its operator allows (2): a new one can be "
+        "started once older ones are removed. The games under way play on.",
+        "Ce serveur garde autant de parties que son opérateur le permet (2) : une "
+        "nouvelle pourra être lancée quand des plus anciennes auront été supprimées. Les "
+        "parties en cours continuent.")),
+    "bytes": (Limits(max_megabytes=1), (
+        "This server's games take as much room as its operator allows (1 MB): a new one "
+        "can be started once older ones are removed. The games under way play on.",
+        "Les parties de ce serveur occupent autant de place que son opérateur le permet "
+        "(1 Mo) : une nouvelle pourra être lancée quand des plus anciennes auront "
+        "été supprimées. Les parties en cours continuent.")),
+}
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+def test_past_a_bound_of_the_server_a_start_is_refused_in_words_and_games_play_on(app, bound):
+    """The operator's bounds (--starts-per-hour, --max-games, --max-megabytes), each
+    reached from networks of their own: a start is refused in English and French, nothing
+    is stored, and the games started play on."""
+    limits, (english, french) = BOUNDS[bound]
+    app.config[LIMITS] = limits
+    first = phone_client(app, in_network(1, 1))
+    token = new_game(first)
+    new_game(phone_client(app, in_network(2, 1)))
+    if bound == "bytes":  # the database grows past a megabyte (as random as a game's bytes)
+        hand_edit(app, "INSERT INTO meta VALUES ('ballast', ?)", secrets.token_hex(1_000_000))
+    refused = new_game(phone_client(app, in_network(3, 1)), expect=429)
+    assert english in alerts(refused)
+    reader = phone_client(app, in_network(4, 1))
+    reader.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr"
+    assert french in alerts(new_game(reader, expect=429))
+    assert app.config["STORE"].game_count() == 2
+    assert act(first, token, "reveal", "red 0", "yellow 5").status_code == 303
 
 
 def test_a_server_on_a_table_keeps_its_owner(tmp_path):
@@ -238,18 +314,24 @@ def test_the_operator_reads_the_use_and_removes_a_game_with_the_key(app, monkeyp
 
 def test_the_operator_s_page_needs_a_key_and_stops_guessers(app, monkeypatch):
     """No key in the environment (or one that could be guessed: the server does not start
-    with it, tests/test_serve.py): no page at all. With one,
-    a device that typed 5 wrong keys within the minute is stopped."""
+    with it, tests/test_serve.py): no page at all. With one, a /64 that typed KEYS_PER_HOUR
+    keys within the hour, from as many addresses, has no more tried, even the right one;
+    another network signs in at once."""
     assert app.test_client().get("/operator").status_code == 404
     monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", "short")
     assert app.test_client().get("/operator").status_code == 404
     monkeypatch.setenv("TEMPLARI_OPERATOR_KEY", OPERATOR_KEY)
-    guesser = phone_client(app, STRANGER)
-    for _ in range(5):
-        assert submit(guesser, "/operator", "operator-key", key="guess").status_code == 403
-    stopped = submit(guesser, "/operator", "operator-key", key=OPERATOR_KEY)
-    assert stopped.status_code == 429 and "Too many wrong keys" in text(stopped)
-    assert "games kept" not in text(guesser.get("/operator"))
+    answers = [submit(phone_client(app, in_network(1, number + 1)), "/operator",
+                      "operator-key", key=f"guess {number}") for number in range(30)]
+    assert [answer.status_code for answer in answers] == [403] * KEYS_PER_HOUR + [429] * (
+        30 - KEYS_PER_HOUR)
+    stopped = submit(phone_client(app, in_network(1, 99)), "/operator", "operator-key",
+                     key=OPERATOR_KEY)
+    assert stopped.status_code == 429 and alerts(stopped) == [
+        "Too many keys were typed from this network: try again in 60 min."]
+    operator = phone_client(app, in_network(2, 1))
+    assert submit(operator, "/operator", "operator-key", key=OPERATOR_KEY).status_code == 303
+    assert "games kept" in text(operator.get("/operator"))
 
 
 def test_a_token_the_server_cannot_have_made_is_no_page_on_either_database(app):

@@ -6,13 +6,15 @@ import http.client
 
 
 from companion.web import create_app
-from companion.web.guards.pace import CHANGES_BURST
+from companion.web.guards.pace import DEVICE_PACE, PACE
+from companion.web.screens.host import CODES_PER_HOUR
 from companion.web.guards.proxy import HSTS
 from tests.served import served
 from tests.web_helpers import (CheckedClient, csrf_headers, join, new_game, phone_client,
-                               text)
+                               submit, text)
 
 PROXY = "10.0.0.2"
+CHANGES_BURST = DEVICE_PACE[1]
 
 
 def behind_proxy(tmp_path):
@@ -100,6 +102,20 @@ def test_each_device_behind_the_proxy_has_its_own_pace_of_changes(tmp_path):
                for _ in range(2 * CHANGES_BURST)]  # (a burst, then one a second)
     assert 429 in answers[CHANGES_BURST:] and 429 not in answers[:CHANGES_BURST - 1]  # (and a join)
     assert join(calm, game, "Bert").status_code == 303
+
+
+def test_each_network_behind_the_proxy_has_its_own_count_of_game_codes(tmp_path):
+    """The game codes anyone may type are counted for the network the proxy forwards: one
+    past its count waits, another reaching the server through the same proxy does not."""
+    app = behind_proxy(tmp_path)
+    app.config[PACE] = None  # (the codes, not the pace of a device's forms)
+    new_game(app.test_client())
+    guesser, other = through_proxy(app, "2001:db8:5:1::7"), through_proxy(app, "2001:db8:5:2::7")
+    headers = csrf_headers(guesser)
+    answers = [guesser.post("/code", headers=headers, data={"code": "AAA-AAAA"}).status_code
+               for _ in range(CODES_PER_HOUR + 1)]
+    assert answers == [404] * CODES_PER_HOUR + [429]
+    assert submit(other, "/", "game-code", code="AAA-AAAA").status_code == 404
 
 
 def test_the_real_server_leaves_the_proxy_s_headers_to_the_app(tmp_path):

@@ -16,7 +16,7 @@ from companion.rules.record import dump_event, dump_record, fold_record, load_se
 from companion.rules.refusal import Refusal, public_message
 from companion.rules.state import (GameState, apply, apply_at, auction_result,
                                    check_auction_over, fold_all, next_actions)
-from .sql import Conflict, SQLStore, StoredGame, Unreadable
+from .sql import CODE_LENGTH, Bounds, Conflict, SQLStore, StoredGame, Unreadable
 
 
 # What one game may hold, so that a phone tapping a penalty again and again cannot make
@@ -152,11 +152,14 @@ def _parsed(index: int, raw):
         raise
 
 
-def create(store: SQLStore, record: dict, options: Options, host: str | None = None) -> str:
+def create(store: SQLStore, record: dict, options: Options, host: str | None = None,
+           code_length: int = CODE_LENGTH, bounds: Bounds | None = None) -> str:
     """Check a whole record (new or imported) and store it as a new game, hosted by the
-    device `host` if given (a hosted server's device token); a record with live bids or
-    drop-outs is played on in live auction mode. Its events are signed as imported; a
-    record longer than one game may hold is refused before its events are checked."""
+    device `host` if given (a hosted server's device token), with a code of `code_length`
+    characters, within the server's `bounds` if given (else Bounded); a record with live
+    bids or drop-outs is played on in live auction mode. Its events are signed as
+    imported; a record longer than one game may hold is refused before its events are
+    checked."""
     load_setup(record)  # its shape first: the events are a list
     if len(record["events"]) > MAX_EVENTS:
         raise Refusal("record", "the record holds {count} actions, and one game may hold at "
@@ -169,7 +172,7 @@ def create(store: SQLStore, record: dict, options: Options, host: str | None = N
     now = time.time()
     events = record["events"] + [dump_event(event) for event in result]
     return store.create_game(header, asdict(options), [(event, "import", now) for event in events],
-                             host)
+                             host, code_length, bounds)
 
 
 def auction_running(game: Game) -> bool:

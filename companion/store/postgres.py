@@ -83,6 +83,7 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL,
         at DOUBLE PRECISION NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at)",
+    "CREATE INDEX IF NOT EXISTS marks_by_age ON marks(kind, at)",
     """CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY,
         tokens DOUBLE PRECISION NOT NULL, at DOUBLE PRECISION NOT NULL)""",
     # A game's stamp moves with every change to what it shows (its events, seats, journal,
@@ -115,6 +116,9 @@ _SCHEMA = (
 SCHEMA_VERSION = hashlib.sha256("\n".join(_SCHEMA).encode()).hexdigest()[:16]
 # Two servers starting at once on an empty database make its tables one after the other.
 _SCHEMA_LOCK = 7_350_201  # an advisory lock's key: "templari"
+# The bytes the games take: every table's, with its indexes and what it holds out of line.
+_SIZE = "SELECT " + " + ".join(f"pg_total_relation_size('{table}')" for table in (
+    "games", "events", "journal", "grants", "hosts", "seats", "meta", "marks", "buckets"))
 READ_ONLY = Phrase(N_("Could not save: the game database accepts no changes now (it is "
                       "read-only); nothing was recorded."))
 DISK_FULL = Phrase(N_("Could not save: the game database's disk is full; nothing was "
@@ -163,6 +167,15 @@ class Store(SQLStore):
             raise StorageFault(next(said for kind, said in _REFUSALS
                                     if isinstance(error, kind))) from error
         self._told(token)
+
+    def _hold(self, db, name: str) -> None:
+        """An advisory lock on `name` until the transaction ends (the two-key form: its
+        first key _SCHEMA_LOCK's, the second `name`'s hash)."""
+        second = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big", signed=True)
+        db.execute("SELECT pg_advisory_xact_lock(?, ?)", (_SCHEMA_LOCK, second))
+
+    def _size(self, db) -> int:
+        return db.execute(_SIZE).fetchone()[0]
 
     @contextmanager
     def _snapshot(self):

@@ -23,16 +23,21 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-# A game's short code, typed on a phone without a camera: CODE_LENGTH letters and digits
-# without look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B), unique among the server's games, kept
-# and shown in two groups ("KXR-4TQM") that a person reads and types in seconds. 25^7
-# codes: tests/test_web_codes.py works out the odds of guessing one.
+# A game's short code, typed on a phone without a camera: letters and digits without
+# look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B), unique among the server's games, kept and shown
+# in groups ("KXR-4TQM") that a person reads and types in seconds: CODE_LENGTH characters
+# on a table's server (25^7 codes), HOSTED_CODE_LENGTH on a hosted one (25^12), which an
+# attacker with a whole IPv6 /48 cannot guess (docs/faults.md works out the odds).
 CODE_ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
 CODE_LENGTH = 7
-CODE_GROUP = 3  # characters before the dash (a code is kept with its dash)
-CODE_SHAPE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_GROUP}}}-"
-                        f"[{CODE_ALPHABET}]{{{CODE_LENGTH - CODE_GROUP}}}")  # a code as kept
+HOSTED_CODE_LENGTH = 12
+CODE_GROUPS = {CODE_LENGTH: (3, 4), HOSTED_CODE_LENGTH: (4, 4, 4)}  # a code's groups
+CODE_SHAPE = re.compile("|".join(  # a code as kept, with its dashes
+    "-".join(f"[{CODE_ALPHABET}]{{{size}}}" for size in groups)
+    for groups in CODE_GROUPS.values()))
 BATCH = 500  # tokens asked in one query
+STARTS = "game start"  # the marks of the games a hosted server started (Bounds)
+HOUR = 3600.0
 # The events recorded at a table (not imported with a record) since a time.
 _RECORDED = "FROM events WHERE at >= ? AND by != 'import'"
 
@@ -56,6 +61,30 @@ class Conflict(Exception):
 
 class SeatTaken(Exception):
     """Another device already holds that seat."""
+
+
+class Bounded(Exception):
+    """A new game would go past a bound of the server (Bounds): which one ("network",
+    "hour", "games" or "bytes"), the bound, and the seconds until a game may be started
+    (0: none will be until games are removed)."""
+
+    def __init__(self, bound: str, limit: int, wait: float = 0.0):
+        super().__init__(bound, limit, wait)
+        self.bound, self.limit, self.wait = bound, limit, wait
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the games a hosted server starts may not go past: `per_network` started
+    within an hour from the network `network` (a keyed hash), `per_hour` from all
+    networks together, `games` kept, `size` bytes stored (as the database counts them:
+    `_size`)."""
+
+    network: str
+    per_network: int
+    per_hour: int
+    games: int
+    size: int
 
 
 @dataclass(frozen=True)
@@ -158,20 +187,76 @@ class SQLStore:
             if changed:
                 db.execute("UPDATE games SET stamp = stamp + 1")
 
-    def create_game(self, header: dict, options: dict, entries=(), host: str | None = None) -> str:
+    def create_game(self, header: dict, options: dict, entries=(), host: str | None = None,
+                    code_length: int = CODE_LENGTH, bounds: Bounds | None = None) -> str:
         """Store a new game and return its unguessable token; `entries` as for write_events;
-        the device `host` (a device token, on a hosted server) hosts it from the start."""
+        the device `host` (a device token, on a hosted server) hosts it from the start; its
+        code has `code_length` characters. Within `bounds`, if given, or Bounded says
+        which it would pass: the bounds are looked at and the start counted in the write
+        that stores the game, one start at a time, so that no number of starts at once
+        goes past them."""
         token = secrets.token_urlsafe(16)
         with self._write() as db:
+            now = time.time()
+            if bounds is not None:
+                self._hold(db, STARTS)
+                db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (STARTS, now - HOUR))
+                self._check(db, bounds, now)
+                db.execute("INSERT INTO marks VALUES (?, ?, ?)", (STARTS, bounds.network, now))
             game_id = db.execute(
                 "INSERT INTO games (token, header, options, created, code) "
                 "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (token, json.dumps(header), json.dumps(options), time.time(),
-                 free_code(db))).fetchone()[0]
+                (token, json.dumps(header), json.dumps(options), now,
+                 free_code(db, code_length))).fetchone()[0]
             self._insert_events(db, game_id, 0, entries)
             if host is not None:
                 self._add_host(db, game_id, host, "")
         return token
+
+    def check_bounds(self, bounds: Bounds) -> None:
+        """Bounded if a game started now would pass `bounds` (a look that changes nothing,
+        before a record is checked: create_game looks again as it stores the game)."""
+        with self._connect() as db:
+            self._check(db, bounds, time.time())
+
+    def _check(self, db, bounds: Bounds, now: float) -> None:
+        """Bounded unless one more game may be started at the time `now` within `bounds`."""
+        count = "SELECT COUNT(*), MIN(at) FROM marks WHERE kind = ? AND at >= ?"
+        for bound, limit, (started, first) in (
+                ("network", bounds.per_network,
+                 db.execute(count + " AND key = ?", (STARTS, now - HOUR, bounds.network))
+                 .fetchone()),
+                ("hour", bounds.per_hour, db.execute(count, (STARTS, now - HOUR)).fetchone())):
+            if started >= limit:
+                raise Bounded(bound, limit, first + HOUR - now)
+        if db.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= bounds.games:
+            raise Bounded("games", bounds.games)
+        if self._size(db) >= bounds.size:
+            raise Bounded("bytes", bounds.size)
+
+    def _size(self, db) -> int:
+        """The bytes the games take in the database (the backend's own count)."""
+        raise NotImplementedError
+
+    def _hold(self, db, name: str) -> None:
+        """Until the write transaction on `db` ends, no other one holding `name` goes on
+        (SQLite: none goes on, a write holds the whole database)."""
+
+    def lengthen_codes(self, length: int) -> int:
+        """A new code of `length` characters for each game whose code is shorter (a hosted
+        server's games made on a table): how many (with none, nothing is written). Their
+        screens show it (stamps move)."""
+        shorter = "SELECT id FROM games WHERE length(code) < ? ORDER BY id"
+        shown = (len(game_code("A" * length)),)  # with its dashes
+        with self._connect() as db:
+            if db.execute(shorter + " LIMIT 1", shown).fetchone() is None:
+                return 0
+        with self._write() as db:
+            games = db.execute(shorter, shown).fetchall()
+            for (game_id,) in games:
+                db.execute("UPDATE games SET code = ? WHERE id = ?",
+                           (free_code(db, length), game_id))
+        return len(games)
 
     def hosts(self, token: str, device: str) -> bool:
         """Whether the device `device` (its device token) hosts the game `token`."""
@@ -311,19 +396,20 @@ class SQLStore:
                 self._remove(db, game_id)
         return len(idle)
 
-    def marks(self, kind: str, key: str, since: float) -> tuple[int, float | None]:
-        """How many times `key` did the `kind` of thing limited (guards.throttle) since
-        the time `since`, and the first of them."""
-        with self._connect() as db:
-            return tuple(db.execute("SELECT COUNT(*), MIN(at) FROM marks WHERE kind = ? AND "
-                                    "key = ? AND at >= ?", (kind, key, since)).fetchone())
-
-    def mark(self, kind: str, key: str, at: float, forget_before: float) -> None:
-        """`key` did the `kind` of thing at the time `at`; the times of that kind before
-        `forget_before` are forgotten."""
+    def mark_within(self, kind: str, key: str, now: float, window: float, limit: int) -> float:
+        """`key` does the `kind` of thing limited (guards.throttle) once more at the time
+        `now`, if it did it fewer than `limit` times within `window` seconds: 0.0 then, the
+        time kept; else the seconds until it may, nothing kept. One step however many
+        processes ask at once; the times of the kind past the window are forgotten."""
         with self._write() as db:
-            db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (kind, forget_before))
-            db.execute("INSERT INTO marks VALUES (?, ?, ?)", (kind, key, at))
+            self._hold(db, kind)
+            db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (kind, now - window))
+            count, first = db.execute("SELECT COUNT(*), MIN(at) FROM marks WHERE kind = ? AND "
+                                      "key = ?", (kind, key)).fetchone()
+            if count >= limit:
+                return max(first + window - now, 0.001)
+            db.execute("INSERT INTO marks VALUES (?, ?, ?)", (kind, key, now))
+            return 0.0
 
     def take(self, key: str, rate: float, burst: float, now: float) -> bool:
         """Whether `key` may do one more now, from a bucket of `burst` tokens that fills at
@@ -500,17 +586,22 @@ def loads(text):
         return Unreadable(text)
 
 
-def free_code(db) -> str:
-    """A short code no other game of this server has."""
+def free_code(db, length: int = CODE_LENGTH) -> str:
+    """A short code of `length` characters no other game of this server has."""
     while True:
-        code = game_code("".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)))
+        code = game_code("".join(secrets.choice(CODE_ALPHABET) for _ in range(length)))
         if db.execute("SELECT 1 FROM games WHERE code = ?", (code,)).fetchone() is None:
             return code
 
 
 def game_code(characters: str) -> str:
-    """A code as kept and shown, from its characters: 'KXR4TQM' -> 'KXR-4TQM'."""
-    return f"{characters[:CODE_GROUP]}-{characters[CODE_GROUP:]}"
+    """A code as kept and shown, from its characters, in its groups: 'KXR4TQM' ->
+    'KXR-4TQM'; characters of no code's length as they are."""
+    groups, parts = CODE_GROUPS.get(len(characters), ()), []
+    for size in groups:
+        parts.append(characters[:size])
+        characters = characters[size:]
+    return "-".join(parts) if groups else characters
 
 
 def shown(url: str) -> str:

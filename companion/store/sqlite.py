@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS seats (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS marks (kind TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS marks_by_key ON marks(kind, key, at);
+CREATE INDEX IF NOT EXISTS marks_by_age ON marks(kind, at);
 CREATE TABLE IF NOT EXISTS buckets (
     key TEXT PRIMARY KEY,
     tokens REAL NOT NULL,
@@ -181,12 +182,18 @@ class Store(SQLStore):
 
     @staticmethod
     def _give_codes(db) -> None:
-        """A code for each game of an older data directory that has none, or one of another
-        length than codes have now (5 characters before): its screens show the new one
-        (its stamp moves)."""
+        """A code for each game of an older data directory that has none, or a shorter one
+        than codes have now (5 characters before): its screens show the new one (its stamp
+        moves)."""
         for (game_id,) in db.execute("SELECT id FROM games WHERE code IS NULL OR "
-                                     "length(code) != ?", (CODE_LENGTH + 1,)).fetchall():
+                                     "length(code) < ?", (CODE_LENGTH + 1,)).fetchall():
             db.execute("UPDATE games SET code = ? WHERE id = ?", (free_code(db), game_id))
+
+    def _size(self, db) -> int:
+        """The bytes of the database's pages in use (its free pages are used again)."""
+        page_size, pages, free = (db.execute(f"PRAGMA {name}").fetchone()[0] for name in
+                                  ("page_size", "page_count", "freelist_count"))
+        return (pages - free) * page_size
 
     def news(self) -> "Changes":
         """What a news.Watch waits on: this process's writes, and SQLite's data version

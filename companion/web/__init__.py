@@ -11,12 +11,12 @@ from companion.rules.phrase import N_, Phrase
 from companion.rules.setup import MAX_FAMILY_LENGTH, MAX_NAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
 from companion.store.cache import GameCache
 from companion.store.games import Damaged
-from companion.store.sql import StorageFault
+from companion.store.sql import HOSTED_CODE_LENGTH, StorageFault
 from companion.store import open_store
 from companion.web.guards.sessions import Sessions
 from companion.web.render.assets import assets
 from . import pages, streams
-from .guards import pace, roles, security
+from .guards import limits, pace, roles, security
 from .guards import proxy as proxy_guard
 from .render import compress, drawn, i18n, rendered
 from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
@@ -32,7 +32,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
     behind the reverse proxy at the address `proxy`, if given; `hosted`: a server on the
     internet (no owner, any device starts games: guards.roles), which removes the games
-    no one changed for `keep_days` days; it keeps `screens` screens told of their game's
+    no one changed for `keep_days` days and gives the games longer codes, within the
+    operator's limits (guards/limits.py); it keeps `screens` screens told of their game's
     changes at once (streams.py).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
@@ -57,6 +58,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
                              [*names, *phones.host_names(addresses)] if name),
     )
+    limits.init(app)
     phones.init(app, addresses)
     app.session_interface = Sessions()
     app.context_processor(_page_context)
@@ -77,6 +79,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         app.register_blueprint(hosting.blueprint)  # and no operator but its owner
         app.register_blueprint(operator.blueprint)
         host.sweep(app)
+        store.lengthen_codes(HOSTED_CODE_LENGTH)  # a table's codes are too short there
     _error_pages(app)
     proxy_guard.init(app, proxy)
     return app

@@ -1,8 +1,8 @@
 """The host's device: the list of games, a new game, importing a record, the devices
 granted host rights; and for every other device, the welcome page with its game code. On a
 hosted server every device is a host's of the games it starts: its list shows those."""
+import math
 import secrets
-import threading
 import time
 import unicodedata
 
@@ -15,23 +15,23 @@ from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
 from companion.rules.setup import check_families, check_players, clean_family
 from companion.store import games, listing
-from companion.store.sql import CODE_SHAPE, game_code
+from companion.store.sql import (CODE_LENGTH, CODE_SHAPE, HOSTED_CODE_LENGTH, Bounded, Bounds,
+                                  game_code)
 from companion.web.forms import device_label, platform_label, whole
 from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
                                         make_host, own_device_token)
-from companion.web.guards.throttle import Throttle, throttle
+from companion.web.guards.limits import limits
+from companion.web.guards.networks import asking_network
+from companion.web.guards.throttle import Throttle, hashed, minutes, throttle
 from companion.web.pages import store
-from companion.web.render.history import clock
 from companion.web.render.i18n import english_families
 from companion.web.render.paging import Paged, page_count, within
 from .phones import phone_url
 
 blueprint = Blueprint("host", __name__)
-CODE_TRIES_PER_MINUTE = 10  # wrong game codes one device may type
-WRONG_CODES_PER_HOUR = 300  # wrong game codes all devices together may type
-EVERYONE = ""  # the server's count of wrong codes, whatever the address
+CODES_PER_HOUR = 100  # game codes one network may type (docs/faults.md: the odds)
 GAMES_PER_PAGE = 20  # of the host's list
-GAMES_PER_HOUR = 20  # games one address may start on a hosted server
+STARTS_PER_NETWORK = 20  # games one network may start in an hour on a hosted server
 SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
 
 
@@ -44,11 +44,15 @@ def home():
 
 @blueprint.post("/code")
 def enter_code():
-    """A game's short code, typed on a phone that cannot scan: to its join page."""
+    """A game's short code, typed on a phone that cannot scan: to its join page. Each code
+    typed is counted for its network, right or wrong (at most CODES_PER_HOUR)."""
     typed = typed_code(request.form.get("code") or "")
-    refusal, token = _code_tries().look_up(request.remote_addr or "", typed)
-    if refusal:
-        return render_template("welcome.html", error=refusal), 429
+    wait = _code_tries().take(asking_network())
+    if wait:
+        return render_template("welcome.html", error=Phrase(N_(
+            "Too many game codes were typed from this network: try again in {minutes} min, "
+            "or scan the QR code on the table's screen."), minutes=minutes(wait))), 429
+    token = token_of_code(typed)
     if token is None:
         return render_template("welcome.html", code=typed[:20], error=Phrase(
             N_("There is no game with the code {code} on this server: check it on the "
@@ -71,54 +75,9 @@ def token_of_code(code: str) -> str | None:
     return store().token_of_code(code) if CODE_SHAPE.fullmatch(code) else None
 
 
-class CodeTries:
-    """The wrong game codes typed on this server: at most CODE_TRIES_PER_MINUTE a minute
-    from one device, and WRONG_CODES_PER_HOUR an hour from all devices together, whatever
-    their addresses (which bounds the odds of guessing a code, see
-    tests/test_web_codes.py); past either, typing a code is refused in words, and the
-    QR code still opens the game."""
-
-    def __init__(self):
-        self.devices = throttle(current_app, "wrong code", CODE_TRIES_PER_MINUTE, 60)
-        self.server = throttle(current_app, "wrong codes", WRONG_CODES_PER_HOUR, 3600)
-        self._lock = threading.Lock()  # no two requests slip past a limit together
-
-    def look_up(self, device: str, code: str) -> tuple[Phrase | None, str | None]:
-        """The token of the game `code` names, sent from `device` (an address), or why no
-        code may be typed now: (refusal, token), a wrong code counted."""
-        with self._lock:
-            refusal = self.refusal(device)
-            if refusal:
-                return refusal, None
-            token = token_of_code(code)
-            if token is None:
-                self.devices.count(device)
-                self.server.count(EVERYONE)
-            return None, token
-
-    def refusal(self, device: str) -> Phrase | None:
-        """Why `device` may not type a code now, or None."""
-        closed = self.closed()
-        if closed:
-            return Phrase(N_("Too many wrong codes were typed on this server: typing a code "
-                             "is refused for everyone until {time}. Scan the QR code on the "
-                             "table's screen instead."), time=closed)
-        wait = self.devices.blocked(device)
-        if wait:
-            return Phrase(N_("Too many wrong codes from this device: try again in {seconds} "
-                             "seconds."), seconds=wait)
-        return None
-
-    def closed(self) -> str | None:
-        """The time of day until which nobody may type a code ('21:40'), if too many
-        wrong codes were typed in the last hour; else None."""
-        wait = self.server.blocked(EVERYONE)
-        return clock(time.time() + wait) if wait else None
-
-
-def _code_tries() -> CodeTries:
-    """This server's count of wrong codes (every process counting: guards.throttle)."""
-    return current_app.extensions.setdefault("code_tries", CodeTries())
+def _code_tries() -> Throttle:
+    """The game codes each network typed within the hour (every process counting)."""
+    return throttle(current_app, "code", CODES_PER_HOUR, 3600)
 
 
 @blueprint.get("/host/<key>")
@@ -223,23 +182,49 @@ def _options(form) -> games.Options:
 
 
 def _create(record, options, form):
-    """A new game from `record`; on a hosted server, hosted by this device, at most
-    GAMES_PER_HOUR from one address."""
-    if hosted():
-        wait = _starts().blocked(request.remote_addr or "")
-        if wait:
-            return _home(form, Phrase(N_(
-                "This network has started {count} games within the hour: start another in "
-                "{minutes} minutes, or go on with one of yours."), count=GAMES_PER_HOUR,
-                minutes=-(-wait // 60))), 429
-        sweep(current_app)
+    """A new game from `record`; on a hosted server, hosted by this device, within the
+    server's bounds (looked at before the record is checked, then as it is stored)."""
+    bounds = _bounds()
     try:
-        token = games.create(store(), record, options, device_token() if hosted() else None)
+        if bounds:
+            sweep(current_app)
+            store().check_bounds(bounds)
+        token = games.create(store(), record, options, device_token() if hosted() else None,
+                             HOSTED_CODE_LENGTH if hosted() else CODE_LENGTH, bounds)
     except Refusal as refusal:
         return _home(form, games.located(refusal)), 422
-    if hosted():
-        _starts().count(request.remote_addr or "")
+    except Bounded as bounded:
+        return _home(form, _past(bounded)), 429
     return redirect(url_for("table.table", token=token), 303)
+
+
+def _bounds() -> Bounds | None:
+    """The bounds of a game this device starts on a hosted server (None on a table)."""
+    if not hosted():
+        return None
+    chosen = limits()
+    return Bounds(hashed(current_app.secret_key.encode(), asking_network()),
+                  STARTS_PER_NETWORK, chosen.starts_per_hour, chosen.max_games,
+                  chosen.max_megabytes * 1_000_000)
+
+
+def _past(bounded: Bounded) -> Phrase:
+    """The words of a start refused at a bound of the server."""
+    said = {
+        "network": N_("This network has started as many games within the hour as one "
+                      "network may ({count}): start another in {minutes} min, or go on "
+                      "with one of yours."),
+        "hour": N_("This server has started as many games within the hour as its operator "
+                   "allows ({count}): start another in {minutes} min. The games under way "
+                   "play on."),
+        "games": N_("This server keeps as many games as its operator allows ({count}): a "
+                    "new one can be started once older ones are removed. The games under "
+                    "way play on."),
+        "bytes": N_("This server's games take as much room as its operator allows ({count} "
+                    "MB): a new one can be started once older ones are removed. The games "
+                    "under way play on.")}
+    count = bounded.limit // 1_000_000 if bounded.bound == "bytes" else bounded.limit
+    return Phrase(said[bounded.bound], count=count, minutes=minutes(math.ceil(bounded.wait)))
 
 
 def sweep(app) -> None:
@@ -253,21 +238,16 @@ def sweep(app) -> None:
     app.config["STORE"].remove_idle(now - app.config["KEEP_DAYS"] * 86400)
 
 
-def _starts() -> Throttle:
-    """The games each address started within the hour (every process counting)."""
-    return throttle(current_app, "game start", GAMES_PER_HOUR, 3600)
-
-
 def _home(form=None, error=None):
-    """The host's page: a page of the games (one whose log no longer replays, marked so),
-    the forms, whether typing codes is closed for too many wrong ones; on the server's own
-    device, the host link and the devices granted host rights."""
+    """The host's page: a page of the games (one whose log no longer replays, marked so)
+    and the forms; on the server's own device, the host link and the devices granted host
+    rights."""
     mine = _list_of()
     count = store().game_count(mine)
     return render_template("home.html", listed=_listed(count, mine), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            lan_url=phone_url(), first_game=not count,
-                           codes_closed=_code_tries().closed(), hosted=hosted(),
+                           hosted=hosted(),
                            **_owners_part())
 
 

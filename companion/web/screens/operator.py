@@ -9,7 +9,8 @@ from flask import (Blueprint, abort, current_app, redirect, render_template, req
                    url_for)
 
 from companion.rules.phrase import N_, Phrase
-from companion.web.guards.throttle import Throttle, hashed, throttle
+from companion.web.guards.networks import asking_network
+from companion.web.guards.throttle import Throttle, hashed, minutes, throttle
 from companion.web.pages import store
 from .host import token_of_code, typed_code
 
@@ -19,7 +20,7 @@ MIN_KEY_LENGTH = 22  # characters: 128 bits written as `templari-companion --new
 # writes them (URL-safe base64), the least a key may have
 MIN_KEY_SYMBOLS = 12  # different characters a key has at least (a random one of 22 has
 # about 19): a word repeated or a run of keys on a keyboard is no key
-TRIES_PER_MINUTE = 5  # wrong keys one address may type
+KEYS_PER_HOUR = 10  # keys one network may type, right or wrong
 
 
 def new_key() -> str:
@@ -66,16 +67,15 @@ def page():
 @blueprint.post("/operator")
 def sign_in():
     """The key typed once; the session then says this browser is the operator's (until
-    the key changes)."""
-    address = request.remote_addr or ""
-    wait = _tries().blocked(address)
+    the key changes). Each key typed is counted for its network, right or wrong (at most
+    KEYS_PER_HOUR)."""
+    wait = _tries().take(asking_network())
     if wait:
         return render_template("operator.html", error=Phrase(N_(
-            "Too many wrong keys from this device: try again in {seconds} seconds."),
-            seconds=wait)), 429
+            "Too many keys were typed from this network: try again in {minutes} min."),
+            minutes=minutes(wait))), 429
     if not secrets.compare_digest((request.form.get("key") or "").encode(),
                                   operator_key().encode()):
-        _tries().count(address)
         return render_template("operator.html",
                                error=Phrase(N_("That is not the operator's key."))), 403
     session["operator"] = _mark(operator_key())
@@ -113,5 +113,5 @@ def _mark(key: str) -> str:
 
 
 def _tries() -> Throttle:
-    """The wrong keys each address typed within the minute (every process counting)."""
-    return throttle(current_app, "operator key", TRIES_PER_MINUTE, 60)
+    """The keys each network typed within the hour (every process counting)."""
+    return throttle(current_app, "operator key", KEYS_PER_HOUR, 3600)
