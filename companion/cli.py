@@ -113,17 +113,17 @@ def _serve(args) -> int:
     why."""
     from companion.server.serve import CannotListen, serve
     from companion.store.sql import StorageFault
-    from companion.web.guards.limits import choose
     from companion.web.screens.operator import weak_key
 
     if args.hosted and weak_key():
         print(f"error: {weak_key()}", file=sys.stderr)
         return 1
-    choose(Limits(args.ipv6_prefix, args.starts_per_hour, args.max_games, args.max_megabytes))
     try:
         serve(args.host, args.port, args.data_dir, names=args.names, processes=args.processes,
               database=args.database, proxy=args.proxy, hosted=args.hosted,
-              keep_days=args.keep_days, screens=args.screens)
+              keep_days=args.keep_days, screens=args.screens,
+              chosen=Limits(args.ipv6_prefix, args.starts_per_hour, args.max_games,
+                            args.max_megabytes))
     except (CannotListen, StorageFault) as fault:
         print(f"error: {fault}", file=sys.stderr)
         return 1

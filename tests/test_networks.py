@@ -5,7 +5,6 @@ import pytest
 
 from companion import cli
 from companion.server import serve
-from companion.web.guards import limits
 from companion.web.guards.limits import LIMITS, Limits
 from companion.web.guards.networks import network
 from companion.web.screens.host import CODES_PER_HOUR
@@ -41,9 +40,8 @@ def test_with_a_shorter_prefix_the_devices_of_a_48_are_one_network(tmp_path):
 def test_the_command_line_s_numbers_reach_the_app_and_their_defaults_are_in_its_help(
         tmp_path, monkeypatch, capsys):
     made = []
-    monkeypatch.setattr(serve, "serve", lambda *args, **options: made.append(
-        make_app(tmp_path / "data")))
-    monkeypatch.setattr(limits, "_chosen", [Limits()])
+    monkeypatch.setattr(serve, "serve", lambda *args, chosen, **options: made.append(
+        make_app(tmp_path / "data", chosen=chosen)))
     assert cli.main(["--hosted", "--ipv6-prefix", "56", "--starts-per-hour", "50",
                      "--max-games", "500", "--max-megabytes", "300"]) == 0
     assert made[0].config[LIMITS] == Limits(56, 50, 500, 300)

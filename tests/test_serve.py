@@ -19,6 +19,7 @@ from companion.server import network, serve
 from companion.server.network import Address
 from companion.store import games
 from companion.web import create_app, streams
+from companion.web.guards.limits import Limits
 from companion.web.screens import operator
 from tests.served import InThread
 
@@ -113,7 +114,8 @@ def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_addre
     assert options["create_app"] == {"addresses": [(f"http://192.168.1.5:{port}", "Wi-Fi"),
                                                    (f"http://10.8.0.2:{port}", "VPN")],
                                      "names": [], "database": None, "proxy": None,
-                                     "hosted": False, "keep_days": 30, "screens": 48}
+                                     "hosted": False, "keep_days": 30, "screens": 48,
+                                     "chosen": Limits()}
 
 
 def test_the_default_port_is_free_on_stock_laptops():

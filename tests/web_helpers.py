@@ -93,14 +93,16 @@ TEMPLATES = CompiledTemplates()
 OPENED = []  # the PostgreSQL stores of the apps a test made: closed after it (conftest.py)
 
 
-def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, streams=False):
+def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, streams=False,
+             **options):
     """create_app with the checked client and a list of the exceptions it raised; phones
     are shown `lan_url`, if given, and the host is offered `others` ((url, label) each);
     the games are kept in the data directory, or the PostgreSQL `database`; `hosted`: a
     hosted server's app (--hosted); `streams`: whether it holds the games' streams (Flask's
-    test client reads an answer to its end, and a stream has none: it is told 204)."""
+    test client reads an answer to its end, and a stream has none: it is told 204);
+    `options`: create_app's others."""
     app = create_app(data_dir, addresses=[*([(lan_url, "Wi-Fi")] if lan_url else ()), *others],
-                     database=database, hosted=hosted)
+                     database=database, hosted=hosted, **options)
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
     app.config[PACE] = None

@@ -21,6 +21,7 @@ import waitress
 
 from companion.store.sql import shown
 from companion.web import create_app
+from companion.web.guards.limits import Limits
 from companion.web.guards.proxy import PROXY
 from companion.web.render.qr import print_qr
 from companion.web.streams import HELD, STREAMS_HELD
@@ -52,13 +53,14 @@ class CannotListen(Exception):
 
 def serve(host: str, port: int | None, data_dir: str, names=(), processes: int = 1,
           database: str | None = None, proxy: str | None = None, hosted: bool = False,
-          keep_days: int = 30, screens: int = HELD) -> None:
+          keep_days: int = 30, screens: int = HELD, chosen: Limits = Limits()) -> None:
     """Listen, print where to connect (with a QR code), then serve until stopped, in
     `processes` server processes sharing the games (in the data directory, or the
     PostgreSQL `database`) and the listening sockets, behind the reverse proxy at the
     address `proxy` if given; `hosted`: a server on the internet, with no owner (see
     guards.roles), keeping a game `keep_days` days after its last change; each process
-    keeps `screens` screens told of their game's changes (web/streams.py). `port` None: the
+    keeps `screens` screens told of their game's changes (web/streams.py), within the
+    operator's limits `chosen` (web/guards/limits.py). `port` None: the
     default port, or the next free one."""
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
@@ -67,7 +69,7 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
         offered = offers(host, bound, names)
         make = partial(create_app, data_dir, addresses=offered, names=list(names),
                        database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
-                       screens=screens)
+                       screens=screens, chosen=chosen)
         app = make()
         kept_in = shown(database) if database else data_dir
         if hosted:

@@ -28,12 +28,13 @@ LIMITS = dict(rounds=ROUNDS, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
 
 
 def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
-               hosted=False, keep_days=30, screens=streams.HELD) -> Flask:
+               hosted=False, keep_days=30, screens=streams.HELD,
+               chosen=limits.Limits()) -> Flask:
     """An app serving the games stored in `data_dir` (or in the PostgreSQL `database`);
     behind the reverse proxy at the address `proxy`, if given; `hosted`: a server on the
     internet (no owner, any device starts games: guards.roles), which removes the games
     no one changed for `keep_days` days and gives the games longer codes, within the
-    operator's limits (guards/limits.py); it keeps `screens` screens told of their game's
+    operator's limits (`chosen`: guards/limits.py); it keeps `screens` screens told of their game's
     changes at once (streams.py).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
@@ -58,7 +59,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
                              [*names, *phones.host_names(addresses)] if name),
     )
-    limits.init(app)
+    limits.init(app, chosen)
     phones.init(app, addresses)
     app.session_interface = Sessions()
     app.context_processor(_page_context)

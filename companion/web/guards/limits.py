@@ -1,8 +1,7 @@
 """What the operator of a server sets on the command line (`templari-companion --help`):
 how much of an IPv6 address is one network (guards/networks.py), and the bounds of a
-hosted server's games (screens/host.py). The command line chooses them before the server
-starts, and its processes fork with them; each app keeps them in its config (LIMITS),
-where a test may put others."""
+hosted server's games (screens/host.py). The command line gives them to the server, which
+gives them to each app it makes; each app keeps them in its config (LIMITS)."""
 from dataclasses import dataclass
 
 from flask import current_app
@@ -20,17 +19,8 @@ class Limits:
     max_megabytes: int = 2_000  # megabytes its games may take in the database
 
 
-_chosen = [Limits()]
-
-
-def choose(limits: Limits) -> None:
-    """The command line's limits, for the apps made from now on (in the processes forked
-    from this one too)."""
-    _chosen[0] = limits
-
-
-def init(app) -> None:
-    app.config[LIMITS] = _chosen[0]
+def init(app, chosen: Limits) -> None:
+    app.config[LIMITS] = chosen
 
 
 def limits() -> Limits:
