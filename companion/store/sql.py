@@ -74,6 +74,7 @@ class StoredGame:
     signatures: list = ()  # per event: (who recorded it, when), or (None, None)
     journal: list = ()  # undos, corrections and settings: (when, who, entry)
     stamp: int = 0  # moves with every change (the database's triggers)
+    next_game: str | None = None  # the token of the game played next by the same table
 
 
 @dataclass(frozen=True)
@@ -161,17 +162,35 @@ class SQLStore:
     def create_game(self, header: dict, options: dict, entries=(), host: str | None = None) -> str:
         """Store a new game and return its unguessable token; `entries` as for write_events;
         the device `host` (a device token, on a hosted server) hosts it from the start."""
-        token = secrets.token_urlsafe(16)
         with self._write() as db:
-            game_id = db.execute(
-                "INSERT INTO games (token, header, options, created, code) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (token, json.dumps(header), json.dumps(options), time.time(),
-                 free_code(db))).fetchone()[0]
-            self._insert_events(db, game_id, 0, entries)
-            if host is not None:
-                self._add_host(db, game_id, host, "")
+            return self._insert_game(db, header, options, entries, host)
+
+    def _insert_game(self, db, header: dict, options: dict, entries, host: str | None) -> str:
+        token = secrets.token_urlsafe(16)
+        game_id = db.execute(
+            "INSERT INTO games (token, header, options, created, code) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (token, json.dumps(header), json.dumps(options), time.time(),
+             free_code(db))).fetchone()[0]
+        self._insert_events(db, game_id, 0, entries)
+        if host is not None:
+            self._add_host(db, game_id, host, "")
         return token
+
+    def rematch(self, token: str, header: dict, options: dict, host: str | None = None) -> str:
+        """The game the table of the game `token` plays next: the one started already, or
+        a new one of `header` and `options` (no events), hosted by the device `host` if
+        given; the game `token` then names it (its stamp moves: its screens offer it).
+        Conflict if the game `token` is gone."""
+        with self._write(token) as db:
+            game_id = self._game_id(db, token)
+            (after,) = db.execute("SELECT next_game FROM games WHERE id = ?", (game_id,)).fetchone()
+            if after is not None:
+                return after
+            after = self._insert_game(db, header, options, (), host)
+            db.execute("UPDATE games SET next_game = ?, stamp = stamp + 1 WHERE id = ?",
+                       (after, game_id))
+            return after
 
     def hosts(self, token: str, device: str) -> bool:
         """Whether the device `device` (its device token) hosts the game `token`."""
@@ -358,8 +377,12 @@ class SQLStore:
 
     @staticmethod
     def _remove(db, game_id: int) -> None:
+        """Delete a game with all it holds; the game before it no longer names it as the
+        next one (its screens no longer offer it)."""
         for table in ("events", "seats", "journal", "hosts"):
             db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        db.execute("UPDATE games SET next_game = NULL, stamp = stamp + 1 WHERE next_game = "
+                   "(SELECT token FROM games WHERE id = ?)", (game_id,))
         db.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     def grant(self, label: str) -> str:
@@ -422,6 +445,19 @@ class SQLStore:
                                f"FROM games{where} ORDER BY created DESC, id DESC LIMIT ? "
                                "OFFSET ?", (*values, limit, offset))]
 
+    def seen_summaries(self, device: str | None = None, tokens=(), everyone: bool = False,
+                       limit: int | None = None) -> list[tuple[str, dict | None]]:
+        """The games the device `device` hosts or whose token is in `tokens` (the games it
+        sat in; every game with `everyone`), newest first (the first `limit`, if given):
+        each one's token and its summary as `summaries` gives it."""
+        where, values = ("", ()) if everyone else _seen_by(device, tuple(tokens))
+        with self._connect() as db:
+            return [(token, None if summary is None else loads(summary)) for token, summary in
+                    db.execute("SELECT token, CASE WHEN summary_stamp = stamp THEN summary END "
+                               f"FROM games{where} ORDER BY created DESC, id DESC"
+                               + ("" if limit is None else " LIMIT ?"),
+                               values if limit is None else (*values, limit))]
+
     def keep_summaries(self, summaries) -> None:
         """Keep with each game what the list shows of it: (token, the stamp it was worked
         out at, the summary) each. No stamp moves (the triggers leave these columns out);
@@ -455,11 +491,11 @@ class SQLStore:
         return row[0]
 
     def _read(self, db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp "
-                         "FROM games WHERE token = ?", (token,)).fetchone()
+        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp, "
+                         "next_game FROM games WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version, moves, code, created, stamp = row
+        game_id, header, options, version, moves, code, created, stamp, after = row
         rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
                           (game_id,)).fetchall()
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
@@ -469,7 +505,7 @@ class SQLStore:
         return StoredGame(token, loads(header), loads(options), version,
                           [loads(data) for data, _, _ in rows], seats,
                           None if moves is None else loads(moves), code, created,
-                          [(by, at) for _, by, at in rows], journal, stamp)
+                          [(by, at) for _, by, at in rows], journal, stamp, after)
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, entries) -> None:
@@ -490,6 +526,14 @@ def _hosted_by(host: str | None) -> tuple[str, tuple]:
     if host is None:
         return "", ()
     return " WHERE id IN (SELECT game_id FROM hosts WHERE device = ?)", (host,)
+
+
+def _seen_by(device: str | None, tokens: tuple) -> tuple[str, tuple]:
+    """The WHERE clause and its values that keep the games the device `device` hosts and
+    those of `tokens`."""
+    hosted = "id IN (SELECT game_id FROM hosts WHERE device = ?)" if device else "FALSE"
+    listed = f"token IN ({', '.join('?' * len(tokens))})" if tokens else "FALSE"
+    return f" WHERE {hosted} OR {listed}", ((device,) if device else ()) + tokens
 
 
 def loads(text):

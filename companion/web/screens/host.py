@@ -5,6 +5,7 @@ import secrets
 import threading
 import time
 import unicodedata
+from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
@@ -13,12 +14,13 @@ from companion.rules.cards import DEFAULT_FAMILIES
 from companion.rules.phrase import N_, Phrase
 from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
-from companion.rules.setup import check_families, check_players, clean_family
+from companion.rules.setup import (MAX_PLAYERS, Setup, check_families, check_players,
+                                   clean_family, next_clockwise)
 from companion.store import games, listing
 from companion.store.sql import CODE_SHAPE, game_code
 from companion.web.forms import device_label, platform_label, whole
 from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
-                                        make_host, own_device_token)
+                                        make_host, own_device_token, seen_games)
 from companion.web.guards.throttle import Throttle, throttle
 from companion.web.pages import store
 from companion.web.render.history import clock
@@ -33,6 +35,7 @@ EVERYONE = ""  # the server's count of wrong codes, whatever the address
 GAMES_PER_PAGE = 20  # of the host's list
 GAMES_PER_HOUR = 20  # games one address may start on a hosted server
 SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
+NAMES_FROM = 50  # the latest games whose players the new game's form offers
 
 
 @blueprint.get("/")
@@ -226,20 +229,33 @@ def _create(record, options, form):
     """A new game from `record`; on a hosted server, hosted by this device, at most
     GAMES_PER_HOUR from one address."""
     if hosted():
-        wait = _starts().blocked(request.remote_addr or "")
-        if wait:
-            return _home(form, Phrase(N_(
-                "This network has started {count} games within the hour: start another in "
-                "{minutes} minutes, or go on with one of yours."), count=GAMES_PER_HOUR,
-                minutes=-(-wait // 60))), 429
-        sweep(current_app)
+        refused = start_refused()
+        if refused:
+            return _home(form, refused), 429
     try:
         token = games.create(store(), record, options, device_token() if hosted() else None)
     except Refusal as refusal:
         return _home(form, games.located(refusal)), 422
     if hosted():
-        _starts().count(request.remote_addr or "")
+        count_start()
     return redirect(url_for("table.table", token=token), 303)
+
+
+def start_refused() -> Phrase | None:
+    """On a hosted server, why this address may not start a game now (GAMES_PER_HOUR),
+    or None; the idle games are swept first (see `sweep`)."""
+    wait = _starts().blocked(request.remote_addr or "")
+    if wait:
+        return Phrase(N_("This network has started {count} games within the hour: start "
+                         "another in {minutes} minutes, or go on with one of yours."),
+                      count=GAMES_PER_HOUR, minutes=-(-wait // 60))
+    sweep(current_app)
+    return None
+
+
+def count_start() -> None:
+    """A game started from this address, on a hosted server."""
+    _starts().count(request.remote_addr or "")
 
 
 def sweep(app) -> None:
@@ -258,17 +274,82 @@ def _starts() -> Throttle:
     return throttle(current_app, "game start", GAMES_PER_HOUR, 3600)
 
 
-def _home(form=None, error=None):
+def _home(form=None, error=None, seats=None):
     """The host's page: a page of the games (one whose log no longer replays, marked so),
-    the forms, whether typing codes is closed for too many wrong ones; on the server's own
-    device, the host link and the devices granted host rights."""
+    the forms (`?same=1`: the new game's seats filled with the last game's players),
+    whether typing codes is closed for too many wrong ones; on the server's own device, the
+    host link and the devices granted host rights."""
     mine = _list_of()
     count = store().game_count(mine)
+    offered = _offered()
+    if seats is None:
+        seats = _seats(form) if form else (
+            _last_seats(offered) if request.args.get("same") and offered.last else _Seats())
     return render_template("home.html", listed=_listed(count, mine), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            lan_url=phone_url(), first_game=not count,
                            codes_closed=_code_tries().closed(), hosted=hosted(),
-                           **_owners_part())
+                           offered=offered, seats=seats, **_owners_part())
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The names the new game's form offers, one tap each: those played on this server
+    (the games this device may see, the latest first), and the last game's setup."""
+
+    names: tuple[str, ...] = ()
+    last: Setup | None = None
+
+
+@dataclass(frozen=True)
+class _Seats:
+    """The new game's seats as the form shows them: a name each ('' for an empty seat),
+    and the first start player's seat (None: the form's first)."""
+
+    names: tuple[str, ...] = ("",) * MAX_PLAYERS
+    start: int | None = None
+
+
+def _offered() -> Offered:
+    summaries = listing.seen(store(), seen_games(), NAMES_FROM)
+    if not summaries:
+        return Offered()
+    last = summaries[0]
+    names = dict.fromkeys(name for summary in summaries for name in summary["players"])
+    return Offered(tuple(names), Setup(tuple(last["players"]),
+                                       start_player=last.get("start_player")))
+
+
+def _last_seats(offered: Offered) -> _Seats:
+    """The last game's players in their seats, the next one clockwise its start player."""
+    players = offered.last.players
+    return _Seats(_padded(players), next_clockwise(offered.last))
+
+
+def _seats(form) -> _Seats:
+    """The seats as a form sent them."""
+    return _Seats(_padded(form.getlist("player")), whole(form.get("start"), MAX_PLAYERS))
+
+
+def _padded(names) -> tuple[str, ...]:
+    return tuple((list(names) + [""] * MAX_PLAYERS)[:MAX_PLAYERS])
+
+
+@blueprint.post("/new/players")
+def pick_players():
+    """One tap on a name played before: seated in the first empty seat of the new game's
+    form, or its seat emptied if it sits already; htmx swaps in the seats, with the rest
+    of the form as it was (a browser without script gets the whole page)."""
+    seats, name = _seats(request.form), request.form.get("pick", "")
+    names = list(seats.names)
+    if name in names:
+        names[names.index(name)] = ""
+    elif name and "" in names:
+        names[names.index("")] = name
+    seats = _Seats(tuple(names), seats.start)
+    if request.headers.get("HX-Request") != "true":
+        return _home(request.form, seats=seats)
+    return render_template("_players.html", seats=seats, offered=_offered())
 
 
 def _owners_part() -> dict:
