@@ -45,7 +45,7 @@ def bg_stats_play(page) -> dict:
 def standings_rows(page) -> dict[str, list[str]]:
     """The rows of the page's first standings table by player: games, wins, average
     points, best score, average place."""
-    table = re.search(r'<table class="standings">.*?</table>', body(page), re.S)[0]
+    table = re.search(r'<table class="score standings">.*?</table>', body(page), re.S)[0]
     return {cells[0]: cells[1:] for cells in rows(table)[1:]}
 
 
@@ -134,7 +134,7 @@ def test_each_phone_joins_the_next_game_in_one_tap_keeping_its_player(app, host,
     assert "Join the next game as Anna" in text(anna.get(f"/g/{token}/me/live"))
     joined = submit(anna, f"/g/{token}/me", "next-game")
     assert joined.headers["Location"] == f"/g/{after}/me"
-    assert "<h2>Anna</h2>" in body(anna.get(f"/g/{after}/me"))
+    assert "<h1>Anna</h1>" in body(anna.get(f"/g/{after}/me"))
     app.config["STORE"].claim_seat(after, 0)  # Bert's seat taken by another phone first
     assert submit(bert, f"/g/{token}/me", "next-game").headers["Location"] == f"/g/{after}/join"
 
@@ -182,7 +182,7 @@ def test_tonight_is_the_games_finished_within_the_last_12_hours(app, host, three
     hand_edit(app, "UPDATE events SET at = ? WHERE game_id = (SELECT id FROM games WHERE "
                    "token = ?)", long_ago, three[0])
     page = body(host.get("/standings"))
-    tonight, all_games = re.findall(r'<table class="standings">.*?</table>', page, re.S)
+    tonight, all_games = re.findall(r'<table class="score standings">.*?</table>', page, re.S)
     assert standings_rows(tonight)["Anna"][:2] == ["1", "1"]
     assert standings_rows(all_games)["Anna"][:2] == ["2", "2"]
 
@@ -192,7 +192,9 @@ def test_a_player_s_phone_shows_their_own_line_on_the_final_screen(app, host, th
     assert 'hx-get="/g/{}/me/standing"'.format(three[1]) in body(phone.get(f"/g/{three[1]}/me"))
     line = phone.get(f"/g/{three[1]}/me/standing")
     # a phone counts the games it sat in: here, one
-    assert standings_rows(line) == {"Anna": ["1", "1", "20.0", "20", "1.0"]}
+    assert "Your standings, Anna" in text(line)
+    assert standings_rows(line) == {"All games": ["1", "1", "20.0", "20", "1.0"],
+                                    "Tonight": ["1", "1", "20.0", "20", "1.0"]}
     assert phone.get(f"/g/{three[0]}/me/standing").status_code == 403  # no seat there
 
 
