@@ -220,7 +220,7 @@ document.addEventListener("click", async (event) => {
   const button = event.target.closest(".share-button, .copy-button");
   if (!button) return;
   const box = button.closest(".share");
-  const text = box.querySelector("textarea").value;
+  const text = box.querySelector("textarea").value.trim();
   const status = box.querySelector(".share-status");
   if (button.matches(".share-button")) {
     try {
