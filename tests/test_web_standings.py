@@ -242,3 +242,7 @@ def test_on_a_hosted_server_a_device_sees_only_the_games_it_hosts_or_sat_in(tmp_
     assert re.findall(r'name="pick" value="([^"]+)"', body(stranger.get("/"))) == [
         "Bert", "Anna", "Claus"]
     assert len(stranger.get("/standings.csv").get_data(as_text=True).splitlines()) == 4
+    assert stranger.post(f"/g/{tokens[1]}/rematch", headers=page_headers(
+        stranger.get("/"))).status_code == 403  # a seat is no host's right
+    after = submit(maker, f"/g/{tokens[1]}/score", "rematch").headers["Location"]
+    assert maker.get(after).status_code == 200 and f'href="{after}"' in body(maker.get("/"))
