@@ -41,8 +41,10 @@ def _fresh(store: SQLStore, kept) -> list[dict]:
 
 def summarize(game: games.Game | games.Damaged) -> dict:
     """What the list shows of a game, as a JSON value: its players, when it started, the
-    round or the winners, the rules edition and the auction mode; for a game whose log no
-    longer replays, why (a text of the rules core, not JSON)."""
+    round or the winners, the rules edition and the auction mode; its first start player,
+    and once it is over, when it finished and how each player ended it (the standings';
+    `results` is None while it goes on); for a game whose log no longer replays, why (a
+    text of the rules core, not JSON)."""
     if isinstance(game, games.Damaged):
         return {"token": game.token, "reason": game.reason}
     state = game.state
