@@ -193,3 +193,49 @@ document.addEventListener("htmx:load", () => {
   const hide = document.getElementById("hide-mine");
   if (hide) hide.checked = document.body.classList.contains("hiding");
 });
+
+// A finished game's result as text (its textarea in .share): through the browser's share
+// sheet where it has one, else copied with a tap (the status says so). Without either
+// (plain HTTP allows neither API), the copy button selects the text and copies it the old
+// way; the text stays there to select by hand.
+function shareReady(root) {
+  root.querySelectorAll(".share").forEach((box) => {
+    box.querySelector(".share-button").hidden = !navigator.share;
+    box.querySelector(".copy-button").hidden = Boolean(navigator.share);
+  });
+}
+
+async function copied(box, text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return true;
+  }
+  const area = box.querySelector("textarea");
+  box.querySelector("details").open = true;
+  area.select();
+  return document.execCommand("copy");
+}
+
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest(".share-button, .copy-button");
+  if (!button) return;
+  const box = button.closest(".share");
+  const text = box.querySelector("textarea").value.trim();
+  const status = box.querySelector(".share-status");
+  if (button.matches(".share-button")) {
+    try {
+      await navigator.share({text});
+    } catch (error) {
+      // (the reader closed the share sheet: nothing to say)
+    }
+    return;
+  }
+  status.textContent = "";
+  try {
+    if (await copied(box, text)) status.textContent = status.dataset.copied;
+  } catch (error) {
+    // (the text stays selected, to copy by hand)
+  }
+});
+document.addEventListener("DOMContentLoaded", () => shareReady(document));
+document.addEventListener("htmx:load", (event) => shareReady(event.target));

@@ -67,7 +67,7 @@ def test_phones_see_the_payment_without_reloading(server, browser, phone_browser
                           f"{server.phone_url}/g/{token}/join", errors)
         phone.get_by_role("button", name=name).click()
         expect(phone).to_have_url(re.compile(r"/me$"))
-        expect(phone.locator(".me h2")).to_have_text(name)
+        expect(phone.locator(".me h1")).to_have_text(name)
         phones[name] = phone
 
     table.reload()  # the seats taken changed the game's version: start from the latest page
@@ -159,7 +159,7 @@ def test_a_phone_without_a_camera_joins_by_typing_the_code(server, browser, phon
     expect(phone).to_have_url(f"{server.phone_url}/g/{token}/join")
     check_screen(phone)
     press(phone.get_by_role("button", name="Bert"))
-    expect(phone.locator(".me h2")).to_have_text("Bert")
+    expect(phone.locator(".me h1")).to_have_text("Bert")
     assert not errors
 
 

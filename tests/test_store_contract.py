@@ -343,6 +343,40 @@ def test_a_summary_kept_with_a_game_is_given_until_the_game_moves(store):
     assert store.summaries(0, 10) == [(other, None), (hosted, None)]
 
 
+def test_the_games_a_device_hosts_or_sat_in_with_their_summaries(store):
+    """The standings, the names offered and the exports of a device on a hosted server:
+    the games it hosts and those whose tokens it holds a seat of, newest first."""
+    mine, sat_in, other = new(store, host="maker"), new(store, host="someone"), new(store)
+    store.keep_summaries([(mine, store.stamp(mine), {"of": mine})])
+    assert store.seen_summaries("maker", [sat_in]) == [(sat_in, None), (mine, {"of": mine})]
+    assert store.seen_summaries("maker") == [(mine, {"of": mine})]
+    assert store.seen_summaries(None, [other, sat_in]) == [(other, None), (sat_in, None)]
+    assert store.seen_summaries(None) == []
+    assert [token for token, _ in store.seen_summaries(everyone=True)] == [other, sat_in, mine]
+    assert [token for token, _ in store.seen_summaries(everyone=True, limit=2)] == [other, sat_in]
+
+
+def test_a_rematch_is_started_once_and_named_by_the_game_before_it(opened):
+    """Two host devices tapping "rematch" at once start one game, with no events, hosted
+    by the device given; the game before names it (its stamp moves: its screens offer it)
+    until that game is removed."""
+    store, first, second = opened(), opened(), opened()
+    token = new(store, BASE)
+    header = {key: value for key, value in record([]).items() if key != "events"}
+    before = store.stamp(token)
+    made = at_once((first, first.rematch, token, header, {"guide": True}, "maker"),
+                   (second, second.rematch, token, header, {"guide": True}, "maker"))
+    assert made[0] == made[1] and store.game(token).next_game == made[0]
+    after = store.game(made[0])
+    assert (after.header, after.options, after.events) == (header, {"guide": True}, [])
+    assert store.hosts(made[0], "maker") and store.stamp(token) > before
+    moved = store.stamp(token)
+    store.remove_game(made[0])
+    assert store.game(token).next_game is None and store.stamp(token) > moved
+    with pytest.raises(Conflict):
+        store.rematch(made[0], header, {})
+
+
 # --- hosts, grants, codes --------------------------------------------------------------
 
 def test_the_devices_hosting_a_game_and_its_host_link(opened):

@@ -285,7 +285,7 @@ def test_every_change_route_is_in_the_matrix(app):
     others = {"host.enter_code", "host.grant", "host.revoke", "host.renew", "host.new_game",
               "host.import_game", "player.take_seat", "player.free_seat", "player.leave",
               "settings.save_settings", "settings.unlock", "settings.lock", "settings.delete",
-              "phones.show"}
+              "phones.show", "host.pick_players", "table.rematch", "player.next_game"}
     assert posts - others == log_changes
     adapter = app.url_map.bind("localhost")
     matrix = {adapter.match(route.url.format(token="t", index="0"), method="GET" if route.page

@@ -41,6 +41,7 @@ MOMENTS = {  # the game's events so far, and the companion settings that go with
     "finished, unlocked": (all_rounds_free(), {"unlocked": True}),
     "changed by other devices": ([reveal("red 0 yellow 5"), Sold("Anna", 3),
                                   reveal("red 1 yellow 6")], {}),
+    "finished, played again": (all_rounds_free(), {}),  # its table started the next game
 }
 CSRF = "the-csrf-token-of-this-device"
 VALID = "valid"  # a URL's part as the app makes it: this game, its host link, a grant
@@ -97,6 +98,8 @@ class _Forms(HTMLParser):
                 field.values.append(attrs["value"])
         elif tag == "option" and self.select is not None:
             self.select.values.append(attrs.get("value") or "")
+        if self.open and attrs.get("hx-post") not in (None, self.open[0]):
+            self.forms.append((attrs["hx-post"], self.open[1]))  # (htmx posts its form there)
 
     def handle_endtag(self, tag):
         if tag == "form":
@@ -129,6 +132,8 @@ def new_world(app, moment: str, options=None, seat: int = 0):
     token = games.create(store, record(events), games.Options(**{**chosen, **(options or {})}))
     if moment == "changed by other devices":
         change_from_other_devices(store, token)
+    if moment == "finished, played again":
+        games.rematch(store, games.load(store, token), 1)
     return token, device(app.test_client()), device(phone_client(app), token, seat)
 
 
@@ -148,7 +153,8 @@ def pages(app, moment) -> list[tuple[str, object]]:
     phones = [phone] + [device(phone_client(app, f"192.168.1.{30 + seat}"), token, seat)
                         for seat in range(1, len(PLAYERS))]
     key, events = app.config["HOST_KEY"], app.config["STORE"].game(token).events
-    urls = ["/", f"/host/{key}", f"/g/{token}", f"/g/{token}/join", f"/g/{token}/settings",
+    urls = ["/", f"/host/{key}", f"/g/{token}", f"/g/{token}/score", f"/g/{token}/join",
+            f"/g/{token}/settings",
             f"/g/{token}/confirm/unlock", f"/g/{token}/confirm/delete",
             *(f"/g/{token}/history/{index}" for index in range(min(len(events), 3)))]
     return [(url, host.get(url)) for url in urls] + [

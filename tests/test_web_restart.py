@@ -20,7 +20,7 @@ def test_game_events_and_seat_survive_a_restart(tmp_path):
     assert stored(app, token) == saved
     assert token in host.get("/").get_data(as_text=True)
     me = phone_again.get(f"/g/{token}/me")
-    assert me.status_code == 200 and "<h2>Bert</h2>" in me.get_data(as_text=True)
+    assert me.status_code == 200 and "<h1>Bert</h1>" in me.get_data(as_text=True)
     assert all(words in text(me) for words in FIRST_SALE)
     unchanged = phone_again.get(f"/g/{token}/me/live?v={latest}")
     assert unchanged.status_code == 204 and unchanged.data == b""

@@ -133,7 +133,7 @@ def test_a_seat_is_held_by_one_phone_until_the_host_frees_it(app, host, game):
     assert submit(host, f"/g/{game}", f"/g/{game}/seats/0/free").status_code == 303
     assert first.get(f"/g/{game}/me").headers["Location"].endswith(f"/g/{game}/join")
     assert join(second, game, "Anna").status_code == 303
-    assert "<h2>Anna</h2>" in body(second.get(f"/g/{game}/me"))
+    assert "<h1>Anna</h1>" in body(second.get(f"/g/{game}/me"))
 
 
 BAD_INPUT = {  # steps before, the action, its fields, the message shown

@@ -44,6 +44,12 @@ class Setup:
             raise Refusal("R1", "{name!r} is not a player of this game", name=name) from None
 
 
+def next_clockwise(setup: Setup) -> int:
+    """The seat after the first start player's, clockwise: the next game's first start
+    player, when the same table plays again (R1)."""
+    return (setup.seat(setup.start_player) + 1) % len(setup.players)
+
+
 def clean_name(name) -> str:
     """A player's name, trimmed and checked: non-empty, at most 40 characters."""
     if not isinstance(name, str) or not name.strip():

@@ -59,6 +59,7 @@ class Game:
         self.moves = _readable(stored.moves)
         self.code = stored.code
         self.created = stored.created
+        self.next_game = stored.next_game  # the game its table plays next, once started
         self.signatures = list(stored.signatures) or [(None, None)] * len(stored.events)
         self.journal = [(at, by, _readable(entry)) for at, by, entry in stored.journal]
         self.options = Options(**_readable(stored.options))
@@ -93,6 +94,17 @@ class Game:
     def record(self) -> dict:
         """The game record (game-record.md) for export."""
         return dump_record(self.setup, self.events)
+
+    @property
+    def finished_at(self) -> float:
+        """When its last event was recorded (or imported); when it started if unknown."""
+        at = self.signatures[-1][1] if self.signatures else None
+        return self.created if at is None else at
+
+    @property
+    def imported(self) -> bool:
+        """Whether every event came with an imported record (none recorded at a table)."""
+        return all(by == "import" for by, _ in self.signatures)
 
 
 class Damaged(Exception):
@@ -173,6 +185,19 @@ def create(store: SQLStore, record: dict, options: Options, host: str | None = N
     events = record["events"] + [dump_event(event) for event in result]
     return store.create_game(header, asdict(options), [(event, "import", now) for event in events],
                              host, code_length, bounds)
+
+
+def rematch(store: SQLStore, game: Game, start: int, host: str | None = None,
+            code_length: int = CODE_LENGTH, bounds: Bounds | None = None) -> str:
+    """The token of the game the table of `game` plays next: the same players in the same
+    seats, the same rules and settings, the player in seat `start` its first start player
+    (R1), its code of `code_length` characters, started within `bounds` as by `create`; the one
+    started already, if any (a second tap, another host device)."""
+    header = {key: value for key, value in dump_record(game.setup, []).items()
+              if key != "events"}
+    header["start_player"] = game.setup.players[start]
+    return store.rematch(game.token, header, asdict(replace(game.options, unlocked=False)),
+                         host, code_length, bounds)
 
 
 def auction_running(game: Game) -> bool:

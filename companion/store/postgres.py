@@ -46,6 +46,7 @@ _SCHEMA = (
         summary TEXT,
         summary_stamp BIGINT,
         host_key TEXT)""",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS next_game TEXT",  # (since the first tables)
     "CREATE INDEX IF NOT EXISTS games_by_age ON games(created, id)",
     """CREATE TABLE IF NOT EXISTS events (
         game_id BIGINT NOT NULL REFERENCES games(id),

@@ -103,6 +103,7 @@ class StoredGame:
     signatures: list = ()  # per event: (who recorded it, when), or (None, None)
     journal: list = ()  # undos, corrections and settings: (when, who, entry)
     stamp: int = 0  # moves with every change (the database's triggers)
+    next_game: str | None = None  # the token of the game played next by the same table
 
 
 @dataclass(frozen=True)
@@ -195,23 +196,51 @@ class SQLStore:
         which it would pass: the bounds are looked at and the start counted in the write
         that stores the game, one start at a time, so that no number of starts at once
         goes past them."""
-        token = secrets.token_urlsafe(16)
         with self._write() as db:
-            now = time.time()
-            if bounds is not None:
-                self._hold(db, STARTS)
-                db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (STARTS, now - HOUR))
-                self._check(db, bounds, now)
-                db.execute("INSERT INTO marks VALUES (?, ?, ?)", (STARTS, bounds.network, now))
-            game_id = db.execute(
-                "INSERT INTO games (token, header, options, created, code) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (token, json.dumps(header), json.dumps(options), now,
-                 free_code(db, code_length))).fetchone()[0]
-            self._insert_events(db, game_id, 0, entries)
-            if host is not None:
-                self._add_host(db, game_id, host, "")
+            self._count_start(db, bounds)
+            return self._insert_game(db, header, options, entries, host, code_length)
+
+    def _count_start(self, db, bounds: Bounds | None) -> None:
+        """One more game started within `bounds` (none: not counted), in the write `db`."""
+        if bounds is None:
+            return
+        now = time.time()
+        self._hold(db, STARTS)
+        db.execute("DELETE FROM marks WHERE kind = ? AND at < ?", (STARTS, now - HOUR))
+        self._check(db, bounds, now)
+        db.execute("INSERT INTO marks VALUES (?, ?, ?)", (STARTS, bounds.network, now))
+
+    def _insert_game(self, db, header: dict, options: dict, entries, host: str | None,
+                     code_length: int) -> str:
+        token = secrets.token_urlsafe(16)
+        game_id = db.execute(
+            "INSERT INTO games (token, header, options, created, code) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (token, json.dumps(header), json.dumps(options), time.time(),
+             free_code(db, code_length))).fetchone()[0]
+        self._insert_events(db, game_id, 0, entries)
+        if host is not None:
+            self._add_host(db, game_id, host, "")
         return token
+
+    def rematch(self, token: str, header: dict, options: dict, host: str | None = None,
+                code_length: int = CODE_LENGTH, bounds: Bounds | None = None) -> str:
+        """The game the table of the game `token` plays next: the one started already, or
+        a new one of `header` and `options` (no events), hosted by the device `host` if
+        given, its code of `code_length` characters, started within `bounds` as by
+        create_game; the game `token` then names it (its stamp moves: its screens offer
+        it). Conflict if the game `token` is gone."""
+        with self._write(token) as db:
+            game_id = self._game_id(db, token)
+            (after,) = db.execute("SELECT next_game FROM games WHERE id = ?",
+                                  (game_id,)).fetchone()
+            if after is not None:
+                return after
+            self._count_start(db, bounds)
+            after = self._insert_game(db, header, options, (), host, code_length)
+            db.execute("UPDATE games SET next_game = ?, stamp = stamp + 1 WHERE id = ?",
+                       (after, game_id))
+            return after
 
     def check_bounds(self, bounds: Bounds) -> None:
         """Bounded if a game started now would pass `bounds` (a look that changes nothing,
@@ -444,8 +473,12 @@ class SQLStore:
 
     @staticmethod
     def _remove(db, game_id: int) -> None:
+        """Delete a game with all it holds; the game before it no longer names it as the
+        next one (its screens no longer offer it)."""
         for table in ("events", "seats", "journal", "hosts"):
             db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+        db.execute("UPDATE games SET next_game = NULL, stamp = stamp + 1 WHERE next_game = "
+                   "(SELECT token FROM games WHERE id = ?)", (game_id,))
         db.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     def grant(self, label: str) -> str:
@@ -508,6 +541,19 @@ class SQLStore:
                                f"FROM games{where} ORDER BY created DESC, id DESC LIMIT ? "
                                "OFFSET ?", (*values, limit, offset))]
 
+    def seen_summaries(self, device: str | None = None, tokens=(), everyone: bool = False,
+                       limit: int | None = None) -> list[tuple[str, dict | None]]:
+        """The games the device `device` hosts or whose token is in `tokens` (the games it
+        sat in; every game with `everyone`), newest first (the first `limit`, if given):
+        each one's token and its summary as `summaries` gives it."""
+        where, values = ("", ()) if everyone else _seen_by(device, tuple(tokens))
+        with self._connect() as db:
+            return [(token, None if summary is None else loads(summary)) for token, summary in
+                    db.execute("SELECT token, CASE WHEN summary_stamp = stamp THEN summary END "
+                               f"FROM games{where} ORDER BY created DESC, id DESC"
+                               + ("" if limit is None else " LIMIT ?"),
+                               values if limit is None else (*values, limit))]
+
     def keep_summaries(self, summaries) -> None:
         """Keep with each game what the list shows of it: (token, the stamp it was worked
         out at, the summary) each. No stamp moves (the triggers leave these columns out);
@@ -541,11 +587,11 @@ class SQLStore:
         return row[0]
 
     def _read(self, db, token: str) -> StoredGame | None:
-        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp "
-                         "FROM games WHERE token = ?", (token,)).fetchone()
+        row = db.execute("SELECT id, header, options, version, moves, code, created, stamp, "
+                         "next_game FROM games WHERE token = ?", (token,)).fetchone()
         if row is None:
             return None
-        game_id, header, options, version, moves, code, created, stamp = row
+        game_id, header, options, version, moves, code, created, stamp, after = row
         rows = db.execute("SELECT data, by, at FROM events WHERE game_id = ? ORDER BY seq",
                           (game_id,)).fetchall()
         seats = dict(db.execute("SELECT seat, token FROM seats WHERE game_id = ?", (game_id,)))
@@ -555,7 +601,7 @@ class SQLStore:
         return StoredGame(token, loads(header), loads(options), version,
                           [loads(data) for data, _, _ in rows], seats,
                           None if moves is None else loads(moves), code, created,
-                          [(by, at) for _, by, at in rows], journal, stamp)
+                          [(by, at) for _, by, at in rows], journal, stamp, after)
 
     @staticmethod
     def _insert_events(db, game_id: int, first: int, entries) -> None:
@@ -576,6 +622,14 @@ def _hosted_by(host: str | None) -> tuple[str, tuple]:
     if host is None:
         return "", ()
     return " WHERE id IN (SELECT game_id FROM hosts WHERE device = ?)", (host,)
+
+
+def _seen_by(device: str | None, tokens: tuple) -> tuple[str, tuple]:
+    """The WHERE clause and its values that keep the games the device `device` hosts and
+    those of `tokens`."""
+    hosted = "id IN (SELECT game_id FROM hosts WHERE device = ?)" if device else "FALSE"
+    listed = f"token IN ({', '.join('?' * len(tokens))})" if tokens else "FALSE"
+    return f" WHERE {hosted} OR {listed}", ((device,) if device else ()) + tokens
 
 
 def loads(text):

@@ -96,7 +96,8 @@ _STAMP_TRIGGERS = tuple(
         ("game_changed", "UPDATE OF header, options, version, moves, code ON games", "NEW.id")))
 # Columns added since the first data directories: added on start when missing.
 _ADDED_COLUMNS = {"games": ("moves TEXT", "code TEXT", "stamp INTEGER NOT NULL DEFAULT 0",
-                            "summary TEXT", "summary_stamp INTEGER", "host_key TEXT"),
+                            "summary TEXT", "summary_stamp INTEGER", "host_key TEXT",
+                            "next_game TEXT"),
                   "events": ("by TEXT", "at REAL")}
 DATABASE = "companion.sqlite3"
 BUSY_TIMEOUT = 30  # seconds a connection waits for another one's write

@@ -19,7 +19,8 @@ from . import pages, streams
 from .guards import limits, pace, roles, security
 from .guards import proxy as proxy_guard
 from .render import compress, drawn, i18n, rendered
-from .screens import display, host, hosting, operator, phones, player, rulebook, settings, table
+from .screens import (display, host, hosting, operator, phones, player, rulebook, settings,
+                      standings, table)
 
 PACKAGE = Path(__file__).resolve().parents[1]  # companion/
 # The rules' numbers the templates show or enforce (R1, R2).
@@ -74,7 +75,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     rendered.init(app)
     streams.init(app, screens)
     for blueprint in (assets, host.blueprint, table.blueprint, player.blueprint,
-                      settings.blueprint, display.blueprint, phones.blueprint):
+                      settings.blueprint, display.blueprint, phones.blueprint,
+                      standings.blueprint):
         app.register_blueprint(blueprint)
     if hosted:  # a server on a table has no host link of a game (its owner's serves all),
         app.register_blueprint(hosting.blueprint)  # and no operator but its owner

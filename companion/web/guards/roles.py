@@ -41,12 +41,15 @@ ROUTES = {
     "host.home": ANYONE, "host.enter_code": ANYONE,
     "host.host_link": ANYONE, "host.grant": ANYONE,  # the host link's key is checked there
     "host.new_game": CREATOR, "host.import_game": CREATOR, "host.revoke": OWNER, "host.renew": OWNER,
+    "host.pick_players": CREATOR,
+    # each device sees the standings of the games it may see (`seen_games`)
+    "standings.standings": ANYONE, "standings.export": ANYONE, "standings.mine": SEATED,
     "table.table": ANYONE, "table.live": ANYONE, "table.events": ANYONE,
     "table.history": ANYONE,
     "table.score": ANYONE, "table.export": ANYONE, "table.qr": ANYONE,
     "table.act": RECORDER, "table.undo": RECORDER, "table.edit": RECORDER,
     "table.correct": RECORDER, "table.remove": RECORDER, "table.preview": RECORDER,
-    "table.bid_check": RECORDER,
+    "table.bid_check": RECORDER, "table.rematch": HOST,
     "display.display": ANYONE, "display.live": ANYONE, "display.events": ANYONE,
     "rules.rules": ANYONE,
     "settings.settings": HOST, "settings.save_settings": HOST, "settings.confirm": HOST,
@@ -60,7 +63,7 @@ ROUTES = {
     "player.me": ANYONE, "player.me_live": ANYONE, "player.events": ANYONE,
     "player.check": SEATED,
     "player.act": SEATED,
-    "player.leave": SEATED,
+    "player.leave": SEATED, "player.next_game": SEATED,
 }
 # In a live auction these name a bidder; a phone records them only for its own seat (R3-R5).
 BIDDER_EVENTS = (Bid, Pass, Penalty, Overbid)
@@ -228,6 +231,23 @@ def device_token() -> str:
         session["device"] = secrets.token_urlsafe(18)
         session.permanent = True
     return session["device"]
+
+
+# The games a device sat in that its standings count: those its session names (the most
+# recent of them, should a session name more).
+MOST_SAT_IN = 500
+
+
+def seen_games() -> tuple[str | None, tuple[str, ...]] | None:
+    """The games this device's standings, names offered and exports cover: every game on
+    a host's device of a table's server (None); else (on a hosted server, or a phone) the
+    games it hosts and those it sat in: (its device token or None, their tokens). Nothing
+    lets one host see another's players."""
+    if not hosted() and is_host():
+        return None
+    sat_in = [token for token in session.get("seats", {})
+              if isinstance(token, str) and URL_KEY.fullmatch(token)]
+    return own_device_token(), tuple(sat_in[-MOST_SAT_IN:])
 
 
 def is_granted() -> bool:

@@ -5,6 +5,7 @@ import math
 import secrets
 import time
 import unicodedata
+from dataclasses import dataclass
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
@@ -13,13 +14,14 @@ from companion.rules.cards import DEFAULT_FAMILIES
 from companion.rules.phrase import N_, Phrase
 from companion.rules.record import FORMAT, loads
 from companion.rules.refusal import Refusal
-from companion.rules.setup import check_families, check_players, clean_family
+from companion.rules.setup import (MAX_PLAYERS, Setup, check_families, check_players,
+                                   clean_family, next_clockwise)
 from companion.store import games, listing
 from companion.store.sql import (CODE_LENGTH, CODE_SHAPE, HOSTED_CODE_LENGTH, Bounded, Bounds,
                                   game_code)
 from companion.web.forms import device_label, platform_label, whole
 from companion.web.guards.roles import (device_token, hosted, is_granted, is_host, is_owner,
-                                        make_host, own_device_token)
+                                        make_host, own_device_token, seen_games)
 from companion.web.guards.limits import limits
 from companion.web.guards.networks import asking_network
 from companion.web.guards.throttle import Throttle, hashed, minutes, throttle
@@ -33,6 +35,7 @@ CODES_PER_HOUR = 100  # game codes one network may type (docs/faults.md: the odd
 GAMES_PER_PAGE = 20  # of the host's list
 STARTS_PER_NETWORK = 20  # games one network may start in an hour on a hosted server
 SWEEP_EVERY = 3600  # seconds between two looks for idle games on a hosted server
+NAMES_FROM = 50  # the latest games whose players the new game's form offers
 
 
 @blueprint.get("/")
@@ -184,7 +187,7 @@ def _options(form) -> games.Options:
 def _create(record, options, form):
     """A new game from `record`; on a hosted server, hosted by this device, within the
     server's bounds (looked at before the record is checked, then as it is stored)."""
-    bounds = _bounds()
+    bounds = start_bounds()
     try:
         if bounds:
             sweep(current_app)
@@ -194,11 +197,11 @@ def _create(record, options, form):
     except Refusal as refusal:
         return _home(form, games.located(refusal)), 422
     except Bounded as bounded:
-        return _home(form, _past(bounded)), 429
+        return _home(form, past_bound(bounded)), 429
     return redirect(url_for("table.table", token=token), 303)
 
 
-def _bounds() -> Bounds | None:
+def start_bounds() -> Bounds | None:
     """The bounds of a game this device starts on a hosted server (None on a table)."""
     if not hosted():
         return None
@@ -208,7 +211,7 @@ def _bounds() -> Bounds | None:
                   chosen.max_megabytes * 1_000_000)
 
 
-def _past(bounded: Bounded) -> Phrase:
+def past_bound(bounded: Bounded) -> Phrase:
     """The words of a start refused at a bound of the server."""
     said = {
         "network": N_("This network has started as many games within the hour as one "
@@ -238,17 +241,81 @@ def sweep(app) -> None:
     app.config["STORE"].remove_idle(now - app.config["KEEP_DAYS"] * 86400)
 
 
-def _home(form=None, error=None):
+def _home(form=None, error=None, seats=None):
     """The host's page: a page of the games (one whose log no longer replays, marked so)
-    and the forms; on the server's own device, the host link and the devices granted host
-    rights."""
+    and the forms (`?same=1`: the new game's seats filled with the last game's players);
+    on the server's own device, the host link and the devices granted host rights."""
     mine = _list_of()
     count = store().game_count(mine)
+    offered = _offered()
+    if seats is None:
+        seats = _seats(form) if form else (
+            _last_seats(offered) if request.args.get("same") and offered.last else _Seats())
     return render_template("home.html", listed=_listed(count, mine), form=form, error=error,
                            families=[gettext(family) for family in DEFAULT_FAMILIES],
                            lan_url=phone_url(), first_game=not count,
                            hosted=hosted(),
-                           **_owners_part())
+                           offered=offered, seats=seats, **_owners_part())
+
+
+@dataclass(frozen=True)
+class Offered:
+    """The names the new game's form offers, one tap each: those played on this server
+    (the games this device may see, the latest first), and the last game's setup."""
+
+    names: tuple[str, ...] = ()
+    last: Setup | None = None
+
+
+@dataclass(frozen=True)
+class _Seats:
+    """The new game's seats as the form shows them: a name each ('' for an empty seat),
+    and the first start player's seat (None: the form's first)."""
+
+    names: tuple[str, ...] = ("",) * MAX_PLAYERS
+    start: int | None = None
+
+
+def _offered() -> Offered:
+    summaries = listing.seen(store(), seen_games(), NAMES_FROM)
+    if not summaries:
+        return Offered()
+    last = summaries[0]
+    names = dict.fromkeys(name for summary in summaries for name in summary["players"])
+    return Offered(tuple(names), Setup(tuple(last["players"]),
+                                       start_player=last.get("start_player")))
+
+
+def _last_seats(offered: Offered) -> _Seats:
+    """The last game's players in their seats, the next one clockwise its start player."""
+    players = offered.last.players
+    return _Seats(_padded(players), next_clockwise(offered.last))
+
+
+def _seats(form) -> _Seats:
+    """The seats as a form sent them."""
+    return _Seats(_padded(form.getlist("player")), whole(form.get("start"), MAX_PLAYERS))
+
+
+def _padded(names) -> tuple[str, ...]:
+    return tuple((list(names) + [""] * MAX_PLAYERS)[:MAX_PLAYERS])
+
+
+@blueprint.post("/new/players")
+def pick_players():
+    """One tap on a name played before: seated in the first empty seat of the new game's
+    form, or its seat emptied if it sits already; htmx swaps in the seats, with the rest
+    of the form as it was (a browser without script gets the whole page)."""
+    seats, name = _seats(request.form), request.form.get("pick", "")
+    names = list(seats.names)
+    if name in names:
+        names[names.index(name)] = ""
+    elif name and "" in names:
+        names[names.index("")] = name
+    seats = _Seats(tuple(names), seats.start)
+    if request.headers.get("HX-Request") != "true":
+        return _home(request.form, seats=seats)
+    return render_template("_players.html", seats=seats, offered=_offered())
 
 
 def _owners_part() -> dict:

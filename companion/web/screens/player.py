@@ -4,6 +4,8 @@ from functools import partial
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext
 
+from companion.rules.phrase import N_
+
 from companion.rules.bidding import highest_allowed
 from companion.rules.events import Bid, Pass
 from companion.rules.refusal import Refusal
@@ -15,6 +17,7 @@ from companion.web.guards.roles import access, device, is_host, seat_of, why_not
 from companion.web.streams import stream
 from companion.web.pages import game_or_404, live_or_204, store
 from companion.web.render import views
+from companion.web.render.plays import bg_stats_url
 from companion.web.render.rendered import hiding, screen
 
 blueprint = Blueprint("player", __name__)
@@ -49,14 +52,38 @@ def take_seat(token):
         return render_template("join.html", game=game, mine=None,
                                note=gettext("Choose your seat.")), 422
     try:
-        seat_token = store().claim_seat(token, seat)
+        _sit(game, seat)
     except (SeatTaken, Conflict):
-        return render_template("join.html", game=game, mine=None,
-                               note=gettext("That seat is already taken on another phone. "
-                                            "Ask the host to free it if it is yours.")), 409
-    session["seats"] = {**session.get("seats", {}), token: seat_token}
-    session.permanent = True
+        return render_template("join.html", game=game, mine=None, note=gettext(TAKEN)), 409
     return redirect(url_for("player.me", token=token), 303)
+
+
+TAKEN = N_("That seat is already taken on another phone. Ask the host to free it if it is "
+           "yours.")
+
+
+def _sit(game, seat: int) -> None:
+    """This device takes the seat `seat` of `game` (SeatTaken if another holds it)."""
+    seat_token = store().claim_seat(game.token, seat)
+    session["seats"] = {**session.get("seats", {}), game.token: seat_token}
+    session.permanent = True
+
+
+@blueprint.post("/g/<token>/me/next")
+def next_game(token):
+    """"Join the next game": this phone takes its player's seat in the game its table
+    plays next (to that game's seats if another phone holds it already)."""
+    game = game_or_404(token)
+    if game.next_game is None:
+        return redirect(url_for("player.me", token=token), 303)
+    after = game_or_404(game.next_game)
+    name = game.setup.players[seat_of(game)]
+    if seat_of(after) is None and name in after.setup.players:
+        try:
+            _sit(after, after.setup.seat(name))
+        except (SeatTaken, Conflict):
+            return redirect(url_for("player.join", token=after.token), 303)
+    return redirect(url_for("player.me", token=after.token), 303)
 
 
 @blueprint.post("/g/<token>/seats/<seat>/free")
@@ -151,6 +178,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), **access(game), seat=seat, me=players[seat],
                 best=highest_allowed(state, seat), players=players,
                 standing=views.standing(state, seat), to_come=views.ToCome(game, seat),
+                bg_stats=bg_stats_url(game) if state.finished else None,
                 auction=auction, error=error, note=note, values=values or {},
                 warning=warning, held_by_turn=views.held_cards(game, state).owners[seat:seat + 1],
                 guide=views.guide(game, seat), hiding=hides,

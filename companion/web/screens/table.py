@@ -11,20 +11,25 @@ from flask import (Blueprint, Response, abort, redirect, render_template,
 
 from qrcode.exceptions import DataOverflowError
 
+from companion.rules.phrase import N_, Phrase
+from companion.rules.cards import ROUNDS
 from companion.rules.refusal import Refusal, public_message
+from companion.rules.setup import next_clockwise
 from companion.rules.story import story
 from companion.store import games
-from companion.store.sql import Conflict
+from companion.store.sql import CODE_LENGTH, HOSTED_CODE_LENGTH, Bounded, Conflict
 from companion.web.changes import change, device_labels, log_change, race_outcome
 from companion.web.forms import form_dict, form_values, parse_action, parse_amount, whole
-from companion.web.guards.roles import access, check_change, device, seat_of
+from companion.web.guards.roles import access, check_change, device, device_token, hosted, seat_of
 from companion.web.streams import stream
 from companion.web.pages import game_or_404, live_or_204, store
 from companion.web.render import views
 from companion.web.render.chart import chart_key, coins_chart
 from companion.web.render.history import journal, rounds
+from companion.web.render.plays import bg_stats_url
 from companion.web.render.qr import qr_svg
 from companion.web.render.rendered import screen
+from .host import past_bound, start_bounds
 from .phones import join_url, joining
 
 blueprint = Blueprint("table", __name__)
@@ -215,7 +220,33 @@ def _score(game) -> dict:
     return dict(game=game, score=game.state.score(),
                 story=story(game.events, game.states) if finished else None,
                 chart=coins_chart(game) if finished else None,
-                key=chart_key(game) if finished else None)
+                key=chart_key(game) if finished else None,
+                bg_stats=bg_stats_url(game) if finished else None,
+                next_start=next_clockwise(game.setup))
+
+
+NOT_OVER = Phrase(N_("The game is not over yet: the table plays again once round {rounds} "
+                     "has settled (R2)."), rounds=ROUNDS)
+
+
+@blueprint.post("/g/<token>/rematch")
+def rematch(token):
+    """The same table plays again (a host's device): a new game with the same players in
+    the same seats and the same settings, the first start player chosen on the form (by
+    default the next one clockwise); the game started already if another tap made it."""
+    game = game_or_404(token)
+    if not game.state.finished:
+        abort(409, NOT_OVER)
+    start = whole(request.form.get("start"), len(game.setup.players))
+    try:
+        after = games.rematch(store(), game, next_clockwise(game.setup) if start is None
+                              else start, device_token() if hosted() else None,
+                              HOSTED_CODE_LENGTH if hosted() else CODE_LENGTH, start_bounds())
+    except Conflict:  # removed meanwhile
+        abort(404)
+    except Bounded as bounded:
+        abort(429, past_bound(bounded))
+    return redirect(url_for("table.table", token=after), 303)
 
 
 @blueprint.get("/g/<token>/record.json")
