@@ -52,7 +52,7 @@ def test_two_devices_submit_the_same_round_at_once(app, host, game, monkeypatch)
     loser = next(response for response in results if response.status_code == 409)
     note = text(loser)
     assert CONFLICT_NOTE in note
-    assert (f"Recorded first by the host's device at" in note and
+    assert ("Recorded first by the host's device at" in note and
             f"{applied['winner']} bought the lot for {applied['price']}. "
             "Your sale was not recorded." in note)
 
