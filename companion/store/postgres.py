@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool
 
 from companion.rules.phrase import N_, Phrase
 from .news import News
-from .sql import SQLStore, StorageFault, shown
+from .sql import UNREACHABLE, SQLStore, StorageFault, shown
 
 NEWS = "templari_games"  # the channel a game's change is notified on, with its token
 CONNECT_TIMEOUT = 10  # seconds to reach the database server
@@ -130,8 +130,6 @@ DISK_FULL = Phrase(N_("Could not save: the game database's disk is full; nothing
                       "recorded."))
 # What a write the database refuses for a cause of its own means to a player.
 _REFUSALS = ((errors.ReadOnlySqlTransaction, READ_ONLY), (errors.DiskFull, DISK_FULL))
-UNREACHABLE = Phrase(N_("The game database cannot be reached; nothing was recorded. Try "
-                        "again in a moment."))
 
 
 class Store(SQLStore):
