@@ -28,7 +28,6 @@ CHECK_EVERY_MS = 500  # how often haproxy asks each table server whether it answ
 # (companion/web/streams.py): a minute of silence is a connection gone.
 TIMEOUTS = {"connect": "5s", "client": "60s", "server": "60s", "http-keep-alive": "60s",
             "http-request": "10s", "queue": "30s"}
-STARTS_WITHIN = 60.0  # seconds PostgreSQL may take to start again
 
 
 @contextmanager
@@ -36,13 +35,20 @@ def postgresql(connections: int | None = None):
     """A PostgreSQL of the benchmark's own (the tests'), its database empty, taking
     `connections` connections at once if given (else the tests' number): its URL; stopped
     on leaving."""
+    with database_server(connections) as database:
+        yield database.fresh()
+
+
+@contextmanager
+def database_server(connections: int | None = None):
+    """The same: the server itself (tests/postgres.Server: its `url`, `pause`, `resume`)."""
     if binaries() is None:
         raise SystemExit("needs postgresql (apt-get install postgresql)")
     database = PostgreSQL(binaries())
     try:
         if connections is not None:
             _allow(database, connections)
-        yield database.fresh()
+        yield database
     finally:
         database.stop()
 
@@ -50,22 +56,11 @@ def postgresql(connections: int | None = None):
 def _allow(database: PostgreSQL, connections: int) -> None:
     """Let `database` take `connections` at once: started again with its command but for
     max_connections (read at start only)."""
-    import psycopg
-    database.process.terminate()
-    database.process.wait(30)
-    command = [f"max_connections={connections}" if str(part).startswith("max_connections=")
-               else part for part in database.process.args]
-    database.process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + STARTS_WITHIN
-    while True:
-        try:
-            psycopg.connect(database.url).close()
-            return
-        except psycopg.OperationalError:
-            if database.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("PostgreSQL did not start again") from None
-            time.sleep(0.1)
+    database.pause()
+    database.command = [f"max_connections={connections}"
+                        if str(part).startswith("max_connections=") else part
+                        for part in database.command]
+    database.resume()
 
 
 def postmaster(url: str) -> int:
