@@ -50,14 +50,15 @@ game database cannot be reached" (any other answer fails the run), a change so a
 is sent again unchanged (a commit cut off may have been made: its version tells), and
 every page of a game is asked for once by its host's device (each answered 503 with the
 sentence); once it takes connections again, the time until the next change is
-acknowledged is measured.
-Prints, besides the checks above:
+acknowledged is measured. Prints, besides the figures above:
 
     answered 503 with the sentence: N requests (N changes), any other answer: 0
     pages asked while the database was away: N, each 503 with the sentence
     the database back, the next change acknowledged within: median T s, max T s
 
-Exits with status 1 if any check fails. Traffic goes to 127.0.0.1 only.
+A change answered 429 (the clients share one address, and so its pace) is sent again a
+second later. Exits with status 1 if any check fails, or the server wrote a traceback to
+its log. Traffic goes to 127.0.0.1 only.
 """
 import argparse
 import http.client
@@ -732,6 +733,8 @@ def report(result: Result):
     yield (f"answers lost (outcome unknown): {tally.unknown}; sent again unchanged: "
            f"{tally.retries} times, then found applied already: {tally.applied_before}, "
            f"applied then: {tally.applied_again}, refused again: {tally.refused_again}")
+    if tally.paced:
+        yield f"changes answered 429 (the address's pace), sent again: {tally.paced}"
     yield f"acknowledged actions lost: {tally.lost}"
     yield f"actions applied twice: {tally.doubled}"
     yield (f"stored logs that differ from what their client was told: {tally.differing} "
