@@ -94,13 +94,14 @@ def test_through_haproxy_a_device_is_itself_over_https(behind_haproxy):
 
 
 def test_one_network_past_its_connections_is_refused_and_another_is_served(behind_haproxy):
-    """One address holds CAP connections (opened, never a byte sent): its next one is
-    closed at once, while a device on another network is served."""
+    """One address holds CAP connections (each its TLS handshake made, so that haproxy
+    counts it, and no request sent): its next one is closed at once, while a device on
+    another network is served."""
     front, address, token = behind_haproxy
-    held = [socket.create_connection((address, front.port), timeout=5) for _ in range(CAP)]
+    held = [front.tls.wrap_socket(socket.create_connection((address, front.port), timeout=5),
+                                  server_hostname=address) for _ in range(CAP)]
     try:
-        with socket.create_connection((address, front.port), timeout=5) as refused:
-            assert closed(refused)  # by haproxy, before any handshake
+        assert refused((address, front.port))
         other = http.client.HTTPSConnection(address, front.port, timeout=10,
                                             context=front.tls,
                                             source_address=("127.0.0.1", 0))
@@ -112,11 +113,12 @@ def test_one_network_past_its_connections_is_refused_and_another_is_served(behin
             connection.close()
 
 
-def closed(connection: socket.socket) -> bool:
-    """Whether the other end closed `connection` (or reset it) without a byte; a timeout
-    if it holds it open."""
+def refused(server: tuple[str, int]) -> bool:
+    """Whether a new connection to `server` is closed (or reset, as soon as it is made)
+    without a byte; a timeout if it is held open."""
     try:
-        return connection.recv(1) == b""
+        with socket.create_connection(server, timeout=5) as connection:
+            return connection.recv(1) == b""
     except ConnectionResetError:
         return True
 
