@@ -1,34 +1,31 @@
 """The parts of a hosted stack on this machine, as several machines would run them: one
 PostgreSQL (the tests' own, tests/postgres.py: Debian's package, as the postgres user, on
 a Unix socket of a temporary folder) and haproxy (Debian's package: apt-get install
-haproxy) on one port of 127.0.0.1, in front of table servers on ports of 127.0.0.1 (each
-as if on a machine of its own), passing each device's address in X-Forwarded-For,
-checking the servers every 0.5 s and sending nothing to one that stopped answering (3
-checks in a row); a request whose server closed the connection without an answer (a
-server process killed) is sent again (a form sent twice counts at most once: it carries
-the game's version it was made from).
+haproxy) with the configuration operators are given, docs/deploy/haproxy.cfg (HTTPS with
+a certificate made here by openssl, each device's address and scheme passed on, the table
+servers checked, streams passed on at once, each network's connections bounded), on ports
+of 127.0.0.1, in front of table servers on other ports of 127.0.0.1 (each as if on a
+machine of its own).
 
 bench/hosted.py starts the table servers between the two and plays tables against them."""
+import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.postgres import Server as PostgreSQL
 from tests.postgres import binaries
 
-# Connections haproxy takes at once: two file descriptors each (the device's, the server's)
-# within the 20,000 a process may open here.
-MAX_CONNECTIONS = 9000
-CHECK_EVERY_MS = 500  # how often haproxy asks each table server whether it answers
-# A screen's stream is quiet between changes but for a comment every 15 s
-# (companion/web/streams.py): a minute of silence is a connection gone.
-TIMEOUTS = {"connect": "5s", "client": "60s", "server": "60s", "http-keep-alive": "60s",
-            "http-request": "10s", "queue": "30s"}
-STARTS_WITHIN = 60.0  # seconds PostgreSQL may take to start again
+CONFIG = Path(__file__).resolve().parents[1] / "docs" / "deploy" / "haproxy.cfg"
+# A server line of the configuration: its indent, then what follows its address.
+SERVER = re.compile(r"^(?P<indent>[ \t]*)server table\d+ 127\.0\.0\.1:\d+(?P<rest>.*\n)",
+                    re.MULTILINE)
 
 
 @contextmanager
@@ -36,13 +33,20 @@ def postgresql(connections: int | None = None):
     """A PostgreSQL of the benchmark's own (the tests'), its database empty, taking
     `connections` connections at once if given (else the tests' number): its URL; stopped
     on leaving."""
+    with database_server(connections) as database:
+        yield database.fresh()
+
+
+@contextmanager
+def database_server(connections: int | None = None):
+    """The same: the server itself (tests/postgres.Server: its `url`, `pause`, `resume`)."""
     if binaries() is None:
         raise SystemExit("needs postgresql (apt-get install postgresql)")
     database = PostgreSQL(binaries())
     try:
         if connections is not None:
             _allow(database, connections)
-        yield database.fresh()
+        yield database
     finally:
         database.stop()
 
@@ -50,22 +54,11 @@ def postgresql(connections: int | None = None):
 def _allow(database: PostgreSQL, connections: int) -> None:
     """Let `database` take `connections` at once: started again with its command but for
     max_connections (read at start only)."""
-    import psycopg
-    database.process.terminate()
-    database.process.wait(30)
-    command = [f"max_connections={connections}" if str(part).startswith("max_connections=")
-               else part for part in database.process.args]
-    database.process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + STARTS_WITHIN
-    while True:
-        try:
-            psycopg.connect(database.url).close()
-            return
-        except psycopg.OperationalError:
-            if database.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("PostgreSQL did not start again") from None
-            time.sleep(0.1)
+    database.pause()
+    database.command = [f"max_connections={connections}"
+                        if str(part).startswith("max_connections=") else part
+                        for part in database.command]
+    database.resume()
 
 
 def postmaster(url: str) -> int:
@@ -76,58 +69,87 @@ def postmaster(url: str) -> int:
     return int(Path(directory, "postmaster.pid").read_text().split()[0])
 
 
+@dataclass(frozen=True)
+class Balancer:
+    """haproxy running: its HTTPS port (HTTP on `http`, each request sent to HTTPS), its
+    pid, and what a client trusts its certificate with (`tls`)."""
+
+    port: int
+    http: int
+    pid: int
+    tls: ssl.SSLContext
+
+
 @contextmanager
-def haproxy(servers: list[int]):
-    """haproxy in front of the table servers on `servers` (ports of 127.0.0.1): (its port,
-    its pid); stopped on leaving."""
+def haproxy(servers: list[int], address: str = "127.0.0.1"):
+    """haproxy as docs/deploy/haproxy.cfg runs it, listening on `address`, in front of
+    the table servers on `servers` (ports of 127.0.0.1), with a certificate of its own
+    for `address`: the Balancer; stopped on leaving."""
     if shutil.which("haproxy") is None:
         raise SystemExit("needs haproxy (apt-get install haproxy)")
-    port = free_port()
     with tempfile.TemporaryDirectory() as folder:
+        certificate = made_certificate(Path(folder), address)
+        https, http = free_port(address), free_port(address)
         config = Path(folder) / "haproxy.cfg"
-        config.write_text(haproxy_config(port, servers))
+        config.write_text(haproxy_config(address, (http, https), servers, certificate))
         balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            wait_for(port, balancer, "haproxy")
-            yield port, balancer.pid
+            wait_for(https, balancer, "haproxy", address=address)
+            yield Balancer(https, http, balancer.pid,
+                           ssl.create_default_context(cafile=certificate.with_suffix(".crt")))
         finally:
             balancer.terminate()
             balancer.wait(10)
 
 
-def haproxy_config(port: int, servers: list[int]) -> str:
-    """haproxy's configuration: HTTP on `port` of 127.0.0.1, round robin over the table
-    servers on `servers` (ports of 127.0.0.1), each checked by asking for a static file:
-    three checks unanswered (within 5 s each) and no request goes to it until it answers
-    two; a request whose connection failed, or whose server closed it with no answer, is
-    sent again (to another server where there is one). Each piece of an answer is passed on
-    at once (http-no-delay): else haproxy holds a stream's events, a few bytes each, up to
-    200 ms, waiting for more."""
-    timeouts = "".join(f"    timeout {name} {value}\n" for name, value in TIMEOUTS.items())
-    backends = "".join(f"    server table{number} 127.0.0.1:{server} check inter "
-                       f"{CHECK_EVERY_MS} fall 3 rise 2\n"
-                       for number, server in enumerate(servers))
-    return (f"global\n    maxconn {MAX_CONNECTIONS}\n\ndefaults\n    mode http\n"
-            f"    maxconn {MAX_CONNECTIONS}\n"
-            f"{timeouts}    option forwardfor\n    option http-no-delay\n"
-            f"    option redispatch\n    retries 3\n"
-            f"    retry-on conn-failure empty-response\n\n"
-            f"frontend tables\n    bind 127.0.0.1:{port}\n    default_backend servers\n\n"
-            f"backend servers\n    balance roundrobin\n    option httpchk\n"
-            f"    timeout check 5s\n"
-            f"    http-check send meth GET uri /static/app.js ver HTTP/1.1 hdr Host 127.0.0.1\n"
-            f"    http-check expect status 200\n{backends}")
+def haproxy_config(address: str, ports: tuple[int, int], servers: list[int],
+                   certificate: Path) -> str:
+    """docs/deploy/haproxy.cfg as written, but for what differs on this machine: its HTTP
+    and HTTPS `ports` on `address`, its `certificate` (a PEM file of the certificate, then
+    its key), a server line for each port of `servers` (as the file's first)."""
+    config = CONFIG.read_text()
+    for port, public in zip(ports, (80, 443)):
+        config = _substituted(config, rf"bind :::{public} v4v6", f"bind {address}:{port}")
+    config = _substituted(config, r"crt /etc/haproxy/certs/", f"crt {certificate}")
+    first = SERVER.search(config)
+    lines = "".join(f"{first['indent']}server table{number} 127.0.0.1:{port}{first['rest']}"
+                    for number, port in enumerate(servers, 1))
+    return config[:first.start()] + lines + SERVER.sub("", config[first.start():])
 
 
-def free_port() -> int:
+def _substituted(config: str, pattern: str, replacement: str) -> str:
+    """`config` with its one match of `pattern` replaced (none or several: the file no
+    longer reads as this bench expects)."""
+    replaced, count = re.subn(pattern, replacement, config)
+    if count != 1:
+        raise SystemExit(f"{CONFIG}: {count} lines match {pattern!r}, 1 expected")
+    return replaced
+
+
+def made_certificate(folder: Path, address: str) -> Path:
+    """A self-signed certificate for `address`, made with openssl: the PEM file haproxy
+    reads (the certificate, then its key), the certificate alone beside it (.crt)."""
+    key, certificate = folder / "server.key", folder / "server.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                    "-subj", f"/CN={address}", "-addext", f"subjectAltName=IP:{address}",
+                    "-keyout", str(key), "-out", str(certificate)],
+                   check=True, capture_output=True)
+    both = folder / "server.pem"
+    both.write_bytes(certificate.read_bytes() + key.read_bytes())
+    return both
+
+
+def free_port(address: str = "127.0.0.1") -> int:
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((address, 0))
         return probe.getsockname()[1]
 
 
-def wait_for(port: int, process: subprocess.Popen, what: str, within: float = 60.0) -> None:
-    """Until `process` accepts connections on `port` of 127.0.0.1 (exits saying so if it
+def wait_for(port: int, process: subprocess.Popen, what: str, within: float = 60.0,
+             address: str = "127.0.0.1") -> None:
+    """Until `process` accepts connections on `port` of `address` (exits saying so if it
     stopped, or took longer than `within` seconds)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -135,7 +157,7 @@ def wait_for(port: int, process: subprocess.Popen, what: str, within: float = 60
             said = process.stderr.read().decode() if process.stderr else ""
             raise SystemExit(f"{what} stopped: {said}".strip())
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
+            if probe.connect_ex((address, port)) == 0:
                 return
         try:
             process.wait(0.05)

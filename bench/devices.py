@@ -7,6 +7,7 @@ import gzip
 import html
 import re
 import secrets
+import ssl
 import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -59,10 +60,13 @@ def stale(url: str) -> str:
 class Device:
     """A browser: one kept-alive connection to the server at `host` (opened when first
     needed, and again if the server closed it while idle, from the address `source` if
-    given: a phone's, not the host's loopback), and the cookies the server set."""
+    given: a phone's, not the host's loopback; over TLS with the context `tls` if given),
+    and the cookies the server set."""
 
-    def __init__(self, port: int, source: str | None = None, host: str = HOST):
+    def __init__(self, port: int, source: str | None = None, host: str = HOST,
+                 tls: ssl.SSLContext | None = None):
         self.port, self.source, self.host, self.cookies = port, source, host, {}
+        self.tls = tls
         self.reader = self.writer = None
         self.sent, self.reopened = 0, 0
 
@@ -113,8 +117,8 @@ class Device:
         if self.writer is not None and not self.reader.at_eof():
             return True
         self.close()
-        self.reader, self.writer = await asyncio.open_connection(
-            self.host, self.port, local_addr=(self.source, 0) if self.source else None)
+        self.reader, self.writer = await connection(self.host, self.port, self.source,
+                                                    self.tls)
         return False
 
     async def _send(self, message: bytes) -> Answer:
@@ -166,6 +170,14 @@ class Device:
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = None
+
+
+def connection(host: str, port: int, source: str | None = None,
+               tls: ssl.SSLContext | None = None):
+    """asyncio's streams of a connection to `host`:`port`, from the address `source` if
+    given, over TLS with the context `tls` if given."""
+    return asyncio.open_connection(host, port, ssl=tls,
+                                   local_addr=(source, 0) if source else None)
 
 
 def _head(head: bytes) -> tuple[int, dict[str, str]]:

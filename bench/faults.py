@@ -1,7 +1,7 @@
 """Kill the table server again and again while tables record: nothing acknowledged is
 lost, nothing is applied twice.
 
-    python bench/faults.py [--kills 20] [--clients 4] [--postgresql]
+    python bench/faults.py [--kills 20] [--clients 4] [--postgresql [--outages]]
 
 Starts the server as `templari-companion --host 127.0.0.1 --port P --data-dir D` does
 (python -m companion.cli), on a free port and a temporary data directory; with
@@ -42,7 +42,23 @@ and every game's stored version and log compared with what its client was told. 
 A run lasts about KILLS restarts of the server (its imports, then its first page) and a
 few actions after each.
 
-Exits with status 1 if any check fails. Traffic goes to 127.0.0.1 only.
+With --outages, the server is hosted (`--hosted`: each client's device hosts the games
+it starts) and PostgreSQL is stopped instead (its fast shutdown: the sessions ended,
+their transactions rolled back) KILLS times, each within 150 ms of a write being sent,
+and started again on its data. While it is away, a request answered 503 must say "The
+game database cannot be reached" (any other answer fails the run), a change so answered
+is sent again unchanged (a commit cut off may have been made: its version tells), and
+every page of a game is asked for once by its host's device (each answered 503 with the
+sentence); once it takes connections again, the time until the next change is
+acknowledged is measured. Prints, besides the figures above:
+
+    answered 503 with the sentence: N requests (N changes), any other answer: 0
+    pages asked while the database was away: N, each 503 with the sentence
+    the database back, the next change acknowledged within: median T s, max T s
+
+A change answered 429 (the clients share one address, and so its pace) is sent again a
+second later. Exits with status 1 if any check fails, or the server wrote a traceback to
+its log. Traffic goes to 127.0.0.1 only.
 """
 import argparse
 import http.client
@@ -57,6 +73,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -68,7 +85,7 @@ from werkzeug.datastructures import MultiDict
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/faults.py: bench is a package
 
-from bench.balanced import postgresql  # noqa: E402
+from bench.balanced import database_server  # noqa: E402
 from companion.rules.record import dump_event, fold_record, load_setup, loads  # noqa: E402
 from companion.rules.refusal import Refusal  # noqa: E402
 from companion.rules.setup import Setup  # noqa: E402
@@ -86,11 +103,19 @@ NOT_SQLITE = "not SQLite's (PostgreSQL checks its own)"  # the integrity check's
 # transaction (a write takes 50 to 150 ms here), or after its answer.
 KILL_WITHIN = 0.15
 RETRY_EVERY = 0.05  # seconds between two sendings of a request that got no answer
+PACED = 1.0  # seconds before a change answered 429 (too many from the address) is sent again
 # How often each action the table page offers is chosen.
 WEIGHTS = {"reveal": 8, "sold": 5, "free": 2, "penalty": 1, "undo": 1}
 CHOSEN = {"cards": 2}  # how many of a field's choices are taken (one by default)
 PRICES = (1, 9)
 MISSING = -1  # the "version" of a game the database lost: its creation was lost too
+UNREACHABLE = "The game database cannot be reached"  # what a 503 says while it is away
+BACK_WITHIN = 5.0  # seconds: a change acknowledged after the database's return, or it fails
+# The pages of a game (and the home page) asked for while the database is away.
+PAGES = ("/", "/g/{token}", "/g/{token}/live?v=0", "/g/{token}/history",
+         "/g/{token}/history/1", "/g/{token}/score", "/g/{token}/tv",
+         "/g/{token}/tv/live?v=0", "/g/{token}/join", "/g/{token}/join/seats",
+         "/g/{token}/settings", "/g/{token}/record.json", "/g/{token}/qr.svg")
 
 
 class Down(Exception):
@@ -242,6 +267,9 @@ class Tally:
     applied_before: int = 0  # sent again, told it had been applied already (200 or 409)
     applied_again: int = 0  # sent again after a lost answer, applied then (303)
     refused_again: int = 0  # sent again after a lost answer, refused by the rules (422)
+    paced: int = 0  # changes answered 429 (the address's pace), sent again a second later
+    unavailable: int = 0  # requests answered 503 with the sentence (the database away)
+    unavailable_writes: int = 0  # of which changes
     lost: int = 0
     doubled: int = 0
     differing: int = 0
@@ -288,6 +316,8 @@ class Traffic:
 
     def __init__(self, clients: int):
         self.writes, self.answers, self.playing = 0, 0, clients
+        self.acknowledged = 0.0  # when a change was last acknowledged (time.monotonic)
+        self.written = ("", "")  # the game of the last write sent, its device's cookie
         self.changed, self.stopping = threading.Condition(), threading.Event()
 
     @contextmanager
@@ -301,9 +331,11 @@ class Traffic:
             with self.changed:
                 self.writes -= 1
 
-    def answered(self) -> None:
+    def answered(self, status: int) -> None:
         with self.changed:
             self.answers += 1
+            if status == 303:
+                self.acknowledged = time.monotonic()
             self.changed.notify_all()
 
     def left(self) -> None:
@@ -353,7 +385,7 @@ class Client(threading.Thread):
             return
         kind = self.random.choices(list(offered), [WEIGHTS[kind] for kind in offered])[0]
         fields = fill(offered[kind], self.random)
-        game.pending = (kind, fields)
+        game.pending, self.traffic.written = (kind, fields), (game.token, self.browser.cookie)
         answer, lost = self.answered("POST", offered[kind].action, fields)
         game.pending = None
         if answer.status == 303 or (lost and answer.status in (200, 409)):
@@ -401,9 +433,16 @@ class Client(threading.Thread):
                 with self.traffic.writing() if write else nullcontext():
                     answer = self.browser.request(method, path, fields)
                 self.tally.retries += again
-                if write:
-                    self.traffic.answered()
-                return answer, lost
+                if answer.status == 429:  # this address's changes paced: nothing done
+                    self.tally.paced += 1
+                    time.sleep(PACED)
+                elif answer.status == 503:
+                    self.unavailable(answer, write)
+                    lost = lost or write  # (said not recorded; a commit cut off may have been)
+                else:
+                    if write:
+                        self.traffic.answered(answer.status)
+                    return answer, lost
             except Lost:
                 self.tally.retries += again
                 self.tally.unknown += write
@@ -413,6 +452,13 @@ class Client(threading.Thread):
             if time.monotonic() - since > UP_WITHIN:
                 raise RuntimeError(f"no answer to {method} {path} within {UP_WITHIN:.0f} s")
             time.sleep(RETRY_EVERY)
+
+    def unavailable(self, answer: Answer, write: bool) -> None:
+        """A 503 while the database is away: it must say so (else the run fails)."""
+        if UNREACHABLE not in answer.body:
+            raise RuntimeError(f"a 503 without the sentence: {answer.body[:200]!r}")
+        self.tally.unavailable += 1
+        self.tally.unavailable_writes += write
 
     def check(self, stored: dict) -> None:
         """Compare each game as stored with what the server acknowledged."""
@@ -428,10 +474,11 @@ class Client(threading.Thread):
 
 class Server:
     """`templari-companion` on 127.0.0.1, started again on the same data directory after
-    each kill; what it writes to stderr goes to server.log beside its database."""
+    each kill; what it writes to stderr goes to server.log beside its database. `hosted`:
+    with --hosted (the device that starts a game hosts it)."""
 
-    def __init__(self, data_dir: Path, url: str | None = None):
-        self.data_dir, self.process, self.url = data_dir, None, url
+    def __init__(self, data_dir: Path, url: str | None = None, hosted: bool = False):
+        self.data_dir, self.process, self.url, self.hosted = data_dir, None, url, hosted
         self.database = data_dir / "companion.sqlite3"
         with closing(socket.socket()) as probe:
             probe.bind((HOST, 0))
@@ -443,7 +490,8 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "companion.cli", "--host", HOST, "--port",
                  str(self.port), *(["--database", self.url] if self.url else
-                                   ["--data-dir", str(self.data_dir)])],
+                                   ["--data-dir", str(self.data_dir)]),
+                 *(["--hosted"] if self.hosted else [])],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
         since = time.monotonic()
         while time.monotonic() - since < UP_WITHIN:
@@ -456,6 +504,11 @@ class Server:
             except OSError:
                 time.sleep(0.02)
         raise RuntimeError(f"the server did not answer within {UP_WITHIN:.0f} s")
+
+    def tracebacks(self) -> list[str]:
+        """The tracebacks the server wrote to its log."""
+        log = (self.data_dir / "server.log").read_text(errors="replace")
+        return ["Traceback" + part.split("\n\n")[0] for part in log.split("Traceback")[1:]]
 
     def kill(self) -> None:
         self.process.kill()
@@ -475,9 +528,9 @@ class Server:
 
 @dataclass
 class Result:
-    kills: int
+    kills: int  # of the server, or outages of the database
     clients: int
-    restarts: list[float]
+    restarts: list[float]  # after each kill, or each outage (see Outage)
     elapsed: float
     games: int  # played by the clients
     tally: Tally
@@ -485,6 +538,8 @@ class Result:
     stored: int  # games in the database
     exported: int
     unreplayable: list[str]
+    outages: list["Outage"] = field(default_factory=list)
+    tracebacks: list[str] = field(default_factory=list)  # in the server's log
 
     def failures(self) -> list[str]:
         tally = self.tally
@@ -499,28 +554,52 @@ class Result:
              self.exported != self.stored),
             *[(f"an export does not replay: {why}", True) for why in self.unreplayable],
             *[(error, True) for error in tally.errors],
+            *[(problem, True) for outage in self.outages for problem in outage.failures()],
+            *[(f"the server failed:\n{said}", True) for said in self.tracebacks],
         ] if failed]
 
 
-def run(kills: int, clients: int, data_dir, answers=ANSWERS, url=None) -> Result:
+@dataclass
+class Outage:
+    """The database away once: what each page asked meanwhile answered ("" for a 503
+    with the sentence), and how long after its return the next change was acknowledged."""
+
+    pages: dict[str, str]
+    back_within: float
+
+    def failures(self) -> list[str]:
+        return [*(f"{page} answered {said}" for page, said in self.pages.items() if said),
+                *([f"no change acknowledged within {self.back_within:.1f} s of the "
+                   f"database's return"] if self.back_within > BACK_WITHIN else [])]
+
+
+def run(kills: int, clients: int, data_dir, answers=ANSWERS, url=None,
+        database=None) -> Result:
     """Play while killing the server `kills` times, each after a count of writes answered
     between `answers`; the figures and the checks' findings. The server (on the data
-    directory, or the PostgreSQL `url`) is stopped at the end whatever happens."""
+    directory, or the PostgreSQL `url`) is stopped at the end whatever happens. Given
+    `database` (a PostgreSQL: tests/postgres.Server), the server plays on it and the
+    database is stopped and started again `kills` times instead, the server hosted."""
     began, rng = time.monotonic(), random.Random()
-    server, traffic = Server(Path(data_dir), url), Traffic(clients)
+    server = Server(Path(data_dir), *((database.url, True) if database else (url,)))
+    traffic, restarts, outages = Traffic(clients), [], []
     players = [Client(server.port, traffic, rng.random()) for _ in range(clients)]
     try:
         server.start()
         for player in players:
             player.start()
-        restarts = [_strike(server, traffic, rng, answers) for _ in range(kills)]
+        for _ in range(kills):
+            if database is None:
+                restarts.append(_strike(server, traffic, rng, answers))
+            else:
+                outages.append(_outage(server.port, database, traffic, rng, answers))
         traffic.play(rng, answers)
         traffic.stopping.set()
         for player in players:
             player.join(UP_WITHIN + TIMEOUT)
             if player.is_alive():
                 player.tally.errors.append(f"{player.name} did not stop")
-        exports = _exports(server.port)
+        exports = _exports(server.port, [player.browser.cookie for player in players])
     finally:
         traffic.stopping.set()
         server.stop()
@@ -530,28 +609,78 @@ def run(kills: int, clients: int, data_dir, answers=ANSWERS, url=None) -> Result
     return Result(kills, clients, restarts, time.monotonic() - began,
                   sum(len(player.games) for player in players),
                   total(player.tally for player in players), integrity, len(stored),
-                  len(exports), _unreplayable(exports))
+                  len(exports), _unreplayable(exports), outages, server.tracebacks())
 
 
 def _strike(server: Server, traffic: Traffic, rng: random.Random, answers) -> float:
     """Let the clients play a moment, kill the server a few ms into a write, start it
     again: how long until its port answered."""
-    traffic.play(rng, answers)
-    traffic.wait(lambda: traffic.writes > 0 or not traffic.playing, UP_WITHIN)
-    time.sleep(rng.uniform(0, KILL_WITHIN))
+    _into_a_write(traffic, rng, answers)
     killed = time.monotonic()
     server.kill()
     server.start()
     return time.monotonic() - killed
 
 
-def _exports(port: int) -> dict[str, str]:
-    """Every game the home page lists: its exported record, by token."""
-    browser = Browser(port)
-    home = expect(browser.request("GET", "/"), 200, "the home page")
-    tokens = dict.fromkeys(re.findall(r'href="/g/([\w-]+)"', home.body))
-    return {token: expect(browser.request("GET", f"/g/{token}/record.json"), 200,
-                          "the export").body for token in tokens}
+def _outage(port: int, database, traffic: Traffic, rng: random.Random, answers) -> Outage:
+    """Let the clients play a moment, stop the database a few ms into a write, ask for
+    every page of a game meanwhile, start it again and wait for the next change
+    acknowledged."""
+    token, cookie = _into_a_write(traffic, rng, answers, changed=True)
+    database.pause()
+    try:
+        pages = _asked(port, token, cookie)
+    finally:
+        database.resume()
+    back = time.monotonic()
+    traffic.wait(lambda: traffic.acknowledged > back or not traffic.playing, UP_WITHIN)
+    return Outage(pages, traffic.acknowledged - back if traffic.acknowledged > back
+                  else float("inf"))
+
+
+def _into_a_write(traffic: Traffic, rng: random.Random, answers,
+                  changed: bool = False) -> tuple[str, str]:
+    """Let the clients play until a random count of writes more have been answered, then
+    until a write is under way (and, if `changed`, a game was changed before), and a
+    random moment into it: the last game changed, and the cookie of the device changing
+    it."""
+    traffic.play(rng, answers)
+    traffic.wait(lambda: traffic.writes > 0 and (traffic.written[0] or not changed)
+                 or not traffic.playing, UP_WITHIN)
+    time.sleep(rng.uniform(0, KILL_WITHIN))
+    return traffic.written
+
+
+def _asked(port: int, token: str, cookie: str) -> dict[str, str]:
+    """Every page of the game `token`, asked at once (each waits for the database a
+    while) by its host's device (its `cookie`): what each answered, "" for a 503 with the
+    sentence."""
+    def ask(page: str) -> str:
+        browser = Browser(port)
+        browser.cookie = cookie
+        try:
+            answer = browser.request("GET", page)
+        except (Down, Lost) as error:
+            return f"no answer ({error})"
+        return "" if answer.status == 503 and UNREACHABLE in answer.body else (
+            f"{answer.status}: {answer.body[:200]!r}")
+    pages = [page.format(token=token) for page in PAGES]
+    with ThreadPoolExecutor(len(pages)) as asking:
+        return dict(zip(pages, asking.map(ask, pages)))
+
+
+def _exports(port: int, cookies: list[str]) -> dict[str, str]:
+    """Every game the home page lists to the clients' devices (`cookies`: on a hosted
+    server, each lists the games it hosts): its exported record, by token."""
+    exports = {}
+    for cookie in cookies:
+        browser = Browser(port)
+        browser.cookie = cookie
+        home = expect(browser.request("GET", "/"), 200, "the home page")
+        for token in dict.fromkeys(re.findall(r'href="/g/([\w-]+)"', home.body)):
+            exports[token] = expect(browser.request("GET", f"/g/{token}/record.json"), 200,
+                                    "the export").body
+    return exports
 
 
 def _stored(server: Server) -> tuple[str, dict]:
@@ -588,16 +717,24 @@ def _unreplayable(exports: dict[str, str]) -> list[str]:
 
 def report(result: Result):
     """The lines of figures printed."""
-    tally, restarts = result.tally, result.restarts
-    yield (f"{result.kills} kills (SIGKILL, each within {KILL_WITHIN * 1000:.0f} ms of a "
-           f"write being sent), each followed by a restart on the same "
-           f"{'PostgreSQL database' if result.integrity == NOT_SQLITE else 'data directory'}, "
-           f"while {result.clients} clients recorded through the table's forms")
+    tally, restarts, outages = result.tally, result.restarts, result.outages
+    if outages:
+        yield (f"{result.kills} outages of PostgreSQL (its fast shutdown, each within "
+               f"{KILL_WITHIN * 1000:.0f} ms of a write being sent), each followed by its "
+               f"start on its data, while {result.clients} clients recorded through the "
+               f"table's forms")
+    else:
+        yield (f"{result.kills} kills (SIGKILL, each within {KILL_WITHIN * 1000:.0f} ms of "
+               f"a write being sent), each followed by a restart on the same "
+               f"{'PostgreSQL database' if result.integrity == NOT_SQLITE else 'data directory'}"
+               f", while {result.clients} clients recorded through the table's forms")
     yield (f"actions acknowledged: {tally.acknowledged}, refused by the rules: "
            f"{tally.refused}, in {result.games} games")
     yield (f"answers lost (outcome unknown): {tally.unknown}; sent again unchanged: "
            f"{tally.retries} times, then found applied already: {tally.applied_before}, "
            f"applied then: {tally.applied_again}, refused again: {tally.refused_again}")
+    if tally.paced:
+        yield f"changes answered 429 (the address's pace), sent again: {tally.paced}"
     yield f"acknowledged actions lost: {tally.lost}"
     yield f"actions applied twice: {tally.doubled}"
     yield (f"stored logs that differ from what their client was told: {tally.differing} "
@@ -608,7 +745,20 @@ def report(result: Result):
     if restarts:
         yield (f"restart after a kill, until the port answers: median "
                f"{statistics.median(restarts):.1f} s, max {max(restarts):.1f} s")
+    if outages:
+        yield from _outage_lines(tally, outages)
     yield f"elapsed: {result.elapsed:.1f} s"
+
+
+def _outage_lines(tally: Tally, outages: list[Outage]):
+    pages = [said for outage in outages for said in outage.pages.values()]
+    back = [outage.back_within for outage in outages]
+    yield (f"answered 503 with the sentence: {tally.unavailable} requests "
+           f"({tally.unavailable_writes} changes), any other answer: {len(tally.errors)}")
+    yield (f"pages asked while the database was away: {len(pages)}, "
+           f"{pages.count('')} of them 503 with the sentence")
+    yield (f"the database back, the next change acknowledged within: median "
+           f"{statistics.median(back):.2f} s, max {max(back):.2f} s")
 
 
 def main(argv=None) -> None:
@@ -617,10 +767,15 @@ def main(argv=None) -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--postgresql", action="store_true",
                         help="the games in a PostgreSQL of the benchmark's own")
+    parser.add_argument("--outages", action="store_true",
+                        help="with --postgresql: stop the database, not the server")
     args = parser.parse_args(argv)
+    if args.outages and not args.postgresql:
+        parser.error("--outages needs --postgresql")
     with tempfile.TemporaryDirectory() as data_dir, \
-            (postgresql() if args.postgresql else nullcontext()) as url:
-        result = run(args.kills, args.clients, data_dir, url=url)
+            (database_server() if args.postgresql else nullcontext()) as database:
+        result = run(args.kills, args.clients, data_dir, url=database and database.fresh(),
+                     database=database if args.outages else None)
     print("\n".join(report(result)))
     failures = result.failures()
     if failures:

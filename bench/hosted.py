@@ -84,7 +84,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/hosted.py: bench is a package
 
 from bench import balanced
-from bench.devices import HTMX, Device, Failed, live, take_seat
+from bench.devices import HTMX, Device, Failed, connection, live, take_seat
 from bench.faults import Form, expect, forms
 from companion.rules.record import load_setup, parse_event
 from companion.rules.refusal import Refusal
@@ -170,10 +170,10 @@ def action_form(page: str, kind: str) -> Form:
 
 @dataclass
 class Stack:
-    """A running stack: haproxy's port, PostgreSQL's URL, and the processes whose CPU and
+    """A running stack: haproxy, PostgreSQL's URL, and the processes whose CPU and
     memory are its own (pid of each tree: what it is)."""
 
-    port: int
+    front: balanced.Balancer
     database: str
     roots: dict[int, str]
     server: int  # the table server's first process (the parent of the others)
@@ -233,8 +233,8 @@ def stack(engine: str, tables: int, args):
                                   stderr=subprocess.STDOUT, start_new_session=True)
         cleanup.callback(_stopped, server, log)
         balanced.wait_for(port, server, f"the {engine} table server")
-        front, balancer = cleanup.enter_context(balanced.haproxy([port]))
-        yield Stack(front, url, {server.pid: "table servers", balancer: "haproxy",
+        front = cleanup.enter_context(balanced.haproxy([port]))
+        yield Stack(front, url, {server.pid: "table servers", front.pid: "haproxy",
                                  balanced.postmaster(url): "PostgreSQL"}, server.pid)
 
 
@@ -317,9 +317,9 @@ class Screen:
     """A browser showing a game's page: its live part follows the game, told of each change
     by the page's stream; the changes made at its table wait until it shows them."""
 
-    def __init__(self, port: int, source: str, results: Results):
-        self.device = Device(port, source)  # its requests (and cookies)
-        self.port, self.source, self.results = port, source, results
+    def __init__(self, front: balanced.Balancer, source: str, results: Results):
+        self.device = Device(front.port, source, tls=front.tls)  # its requests, its cookies
+        self.front, self.source, self.results = front, source, results
         self.page, self.url, self.token = "", "", ""
         self.stamp, self.shown_at = -1, 0.0  # the stamp it shows, since when (monotonic)
         self.waiting: list[Change] = []
@@ -415,12 +415,12 @@ class Screen:
     async def _events(self, last_id: str):
         """The `change` events of the live part's stream, as they come: (stamp, part)."""
         path = f"{self.url.split('?')[0]}/events?v={self.stamp}"
-        head = {"Host": f"127.0.0.1:{self.port}", "Accept": "text/event-stream",
+        head = {"Host": f"127.0.0.1:{self.front.port}", "Accept": "text/event-stream",
                 "Cache-Control": "no-cache", **({"Cookie": self.device.cookie}
                                                 if self.device.cookies else {}),
                 **({"Last-Event-ID": last_id} if last_id else {})}
-        reader, writer = await asyncio.open_connection("127.0.0.1", self.port,
-                                                       local_addr=(self.source, 0))
+        reader, writer = await connection("127.0.0.1", self.front.port, self.source,
+                                          self.front.tls)
         try:
             writer.write((f"GET {path} HTTP/1.1\r\n" + "".join(
                 f"{name}: {value}\r\n" for name, value in head.items()) + "\r\n").encode())
@@ -480,19 +480,20 @@ class Table:
     """A host playing a record's events on its table page, a TV view and 5 seated phones;
     each device from its own address of 127.0.0.0/8 (table `number`)."""
 
-    def __init__(self, port: int, number: int, record: dict, results: Results, actions: int,
-                 every: float):
+    def __init__(self, front: balanced.Balancer, number: int, record: dict, results: Results,
+                 actions: int, every: float):
         self.record, self.setup, self.results = record, load_setup(record), results
         self.every = every  # seconds between two actions
         self.events = [parse_event(raw) for raw in record["events"]]
         self.rng = random.Random(number)
         sources = [f"127.{100 + screen}.{number // 250}.{number % 250 + 1}"
                    for screen in range(SCREENS)]
-        self.host = Screen(port, sources[0], results)
-        self.actor = Device(port, sources[0])  # the host's browser's other connection
+        self.host = Screen(front, sources[0], results)
+        # the host's browser's other connection
+        self.actor = Device(front.port, sources[0], tls=front.tls)
         self.actor.cookies = self.host.device.cookies
-        self.tv = Screen(port, sources[1], results)
-        self.phones = [Screen(port, source, results) for source in sources[2:]]
+        self.tv = Screen(front, sources[1], results)
+        self.phones = [Screen(front, source, results) for source in sources[2:]]
         self.next = self.rng.randrange(max(1, len(self.events) - actions))
         self.broken = False  # an action failed: the table no longer acts
 
@@ -573,13 +574,13 @@ class Table:
             screen.expect(change)
 
 
-async def play(port: int, tables: int, args, started) -> Results:
-    """Set the tables up, play them over the window (`started(window)` told when it is
-    set), then stop them: what was measured."""
+async def play(front: balanced.Balancer, tables: int, args, started) -> Results:
+    """Set the tables up through haproxy (`front`), play them over the window
+    (`started(window)` told when it is set), then stop them: what was measured."""
     actions = int((args.warm_up + args.seconds + STARTS_AFTER) / args.every) + 2
     records = game_records(RECORDS)
     results = Results(Window(0, 0, 0))
-    played = [Table(port, number, records[number % RECORDS], results, actions, args.every)
+    played = [Table(front, number, records[number % RECORDS], results, actions, args.every)
               for number in range(tables)]
     if actions > len(played[0].events):
         raise SystemExit(f"a game has {len(played[0].events)} events: --seconds and "
@@ -723,7 +724,7 @@ def run(engine: str, tables: int, args) -> Report:
             if args.kill:
                 threading.Timer(window.measured + args.seconds / 2 - time.monotonic(),
                                 lambda: killed.append(running.kill_one())).start()
-        results = asyncio.run(play(running.port, tables, args, started))
+        results = asyncio.run(play(running.front, tables, args, started))
         samplers[0].join()
         kept = _kept(open_store(None, running.database), results.acknowledged)
     return Report(engine, tables, results, samplers[0], kept, killed[0] if killed else None)

@@ -30,7 +30,7 @@ FIRST = ("test_browser_full_game", "test_install", "test_faults", "test_readme",
 
 # Each marker, and the fixtures whose tests it marks.
 NEEDS = {"browser": {"playwright"}, "postgres": {"postgres_server"},
-         "root": {"phone_net", "laptop", "disk"}}
+         "root": {"phone_net", "laptop", "disk", "behind_haproxy"}}
 
 
 def pytest_collection_modifyitems(items) -> None:

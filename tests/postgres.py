@@ -35,26 +35,29 @@ class Server:
         if os.geteuid() == 0:
             shutil.chown(self.folder, "postgres", "postgres")
             self.as_user = ["runuser", "-u", "postgres", "--"]
-        data = self.folder / "data"
+        self.binaries, data = folder, self.folder / "data"
         self._run([folder / "initdb", "-D", data, "-U", "postgres", "--auth=trust",
                    "--no-sync", "-E", "UTF8", "--locale=C"])
-        self.process = subprocess.Popen(
-            [*self.as_user, folder / "postgres", "-D", data, "-k", self.folder,
-             "-c", "listen_addresses=", "-c", "fsync=off", "-c", "max_connections=300"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.command = [*self.as_user, folder / "postgres", "-D", data, "-k", self.folder,
+                        "-c", "listen_addresses=", "-c", "fsync=off",
+                        "-c", "max_connections=300"]
         self.url = f"postgresql://postgres@/templari?host={self.folder}"
-        self._wait_then_create(folder)
+        self.resume()
+        self._run([folder / "createdb", "-h", self.folder, "-U", "postgres", "templari"])
 
     def _run(self, command) -> None:
         subprocess.run([*self.as_user, *map(str, command)], check=True, capture_output=True)
 
-    def _wait_then_create(self, folder: Path) -> None:
+    def resume(self) -> None:
+        """Start the server on its data (again, after `pause`), and wait until it takes
+        connections."""
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
-        while subprocess.run([folder / "pg_isready", "-q", "-h", self.folder]).returncode:
+        while subprocess.run([self.binaries / "pg_isready", "-q", "-h", self.folder]).returncode:
             assert self.process.poll() is None and time.monotonic() < deadline, \
                 "PostgreSQL did not start"
             time.sleep(0.05)
-        self._run([folder / "createdb", "-h", self.folder, "-U", "postgres", "templari"])
 
     def fresh(self) -> str:
         """The URL of the database, emptied of what an earlier test left (its tables, if
@@ -65,15 +68,20 @@ class Server:
                 db.execute(f"TRUNCATE {TABLES} RESTART IDENTITY")
         return self.url
 
-    def stop(self) -> None:
-        """PostgreSQL's fast shutdown (the sessions still open are ended), asked of the
-        server itself: runuser, told to stop, waits 2 s before it kills it."""
+    def pause(self) -> None:
+        """PostgreSQL's fast shutdown (the sessions still open are ended, their
+        transactions rolled back), asked of the server itself: runuser, told to stop,
+        waits 2 s before it kills it. Its data is kept for `resume`."""
         try:
             server = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
             os.kill(server, signal.SIGINT)
         except (FileNotFoundError, ProcessLookupError):
             self.process.terminate()
         self.process.wait(30)
+
+    def stop(self) -> None:
+        """Shut it down for good, its data removed."""
+        self.pause()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

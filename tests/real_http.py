@@ -43,14 +43,16 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 
 class RealClient:
-    """One browser's requests to `base` (http://127.0.0.1:PORT), cookies kept (in `jar`,
-    if given: another client's, the same browser on another server of the same name)."""
+    """One browser's requests to `base` (http://127.0.0.1:PORT, or https:// with the TLS
+    context `tls`), cookies kept (in `jar`, if given: another client's, the same browser
+    on another server of the same name)."""
 
-    def __init__(self, base: str, timeout: float = 30, headers=None, jar=None):
+    def __init__(self, base: str, timeout: float = 30, headers=None, jar=None, tls=None):
         self.base, self.timeout, self.headers = base.rstrip("/"), timeout, dict(headers or {})
         self.jar = http.cookiejar.CookieJar() if jar is None else jar
         self._opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirects())
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirects(),
+            urllib.request.HTTPSHandler(context=tls))
 
     def get(self, path: str, headers=None) -> Answer:
         return self.open("GET", path, None, headers)

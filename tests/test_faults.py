@@ -14,3 +14,20 @@ def test_a_killed_server_loses_nothing_acknowledged_and_applies_nothing_twice(tm
     assert result.integrity == ("ok" if database is None else faults.NOT_SQLITE)
     assert result.exported == result.stored >= result.games and not result.unreplayable
     assert result.failures() == []
+
+
+def test_postgresql_stopped_mid_game_is_said_on_every_page_and_loses_nothing(tmp_path,
+                                                                            postgres_server):
+    """PostgreSQL stopped a few ms into a write while 2 tables record, then started again:
+    every page and change answers 503 with the sentence meanwhile (no other answer),
+    nothing acknowledged is lost or applied twice, and a change is acknowledged within
+    5 s of its return."""
+    postgres_server.fresh()
+    result = faults.run(kills=1, clients=2, data_dir=tmp_path, answers=(1, 4),
+                        database=postgres_server)
+    (outage,) = result.outages
+    assert len(outage.pages) == len(faults.PAGES) and not any(outage.pages.values())
+    assert outage.back_within < faults.BACK_WITHIN
+    assert result.tally.acknowledged > 0 and result.tally.unavailable > 0
+    assert (result.tally.lost, result.tally.doubled, result.tally.differing) == (0, 0, 0)
+    assert result.failures() == []

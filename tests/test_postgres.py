@@ -1,10 +1,12 @@
 """The games in PostgreSQL (issue 30): several server processes, or machines, share one
 database. What every backend does is tests/test_store_contract.py's, on both; these are
 what only PostgreSQL shows, through the app and the server."""
+import json
 import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from companion.rules.record import dump_record
 from companion.store import games, open_store, postgres
 from companion.store.sql import StorageFault
 from tests.helpers import setup
+from tests.postgres import TABLES
 from tests.real_http import RealClient, started, stop
 from tests.served import change_elsewhere
 from tests.test_storage import assert_refused, table_on
@@ -19,6 +22,8 @@ from tests.web_helpers import (FIRST_SALE, GAME, find_form, make_app, new_game, 
                                phone_client, play, refuse_writes, text, with_options)
 
 pytestmark = pytest.mark.usefixtures("postgres_server")
+FIXTURES = Path(__file__).parent / "fixtures"
+MEGABYTE = 1024 * 1024
 
 
 @pytest.fixture
@@ -227,3 +232,63 @@ def test_a_hosted_server_whose_database_is_down_says_so_on_every_page_and_change
     store.close()
     assert host.post(undo.action, **sent).status_code in (200, 303)
     assert "Round 1: the auction" in text(host.get(f"/g/{token}"))  # the sale undone
+
+
+def full_size_game() -> dict:
+    """The example game full-game-1 (R1-R10) as long as a game may be (MAX_EVENTS
+    actions): penalties (R4) once every player holds a card, paid from 1,000 coins each."""
+    record = json.loads((FIXTURES / "full-game-1.json").read_text())
+    events, players = record["events"], record["players"]
+    penalties = [{"type": "penalty", "player": players[number % len(players)]}
+                 for number in range(games.MAX_EVENTS - len(events))]
+    return {**record, "start_coins": 1000, "events": events[:15] + penalties + events[15:]}
+
+
+def stored_bytes(url: str) -> int:
+    """What the store's tables hold on disk, their indexes and TOAST included."""
+    import psycopg
+    with psycopg.connect(url, autocommit=True) as db:
+        return db.execute("SELECT sum(pg_total_relation_size(name::regclass)) FROM "
+                          "unnest(string_to_array(%s, ', ')) AS name",
+                          (TABLES,)).fetchone()[0]
+
+
+def imported_cost(url: str) -> int:
+    """The bytes a full-size game imported costs the database, before any vacuum; its
+    stamp moved."""
+    store = open_store(None, url)
+    try:
+        before = stored_bytes(url)
+        token = games.create(store, full_size_game(), games.Options())
+        assert len(games.load(store, token).events) == games.MAX_EVENTS
+        assert store.stamp(token) > 0
+        return stored_bytes(url) - before
+    finally:
+        store.close()
+
+
+def test_a_full_size_game_costs_under_a_megabyte_before_any_vacuum(url):
+    """The stamp moves once a transaction, not once an event: the game's row is not
+    written anew for each of the 2,000 events an import adds."""
+    assert imported_cost(url) < MEGABYTE
+
+
+def test_a_database_made_before_the_stamp_moved_once_a_transaction_is_brought_up_to_date(url):
+    """A database as the schema before made it (no `stamped` column, the trigger that
+    moved the stamp for each row, another schema version in meta) is brought up to date at
+    the next start, and its imports cost what a new database's do."""
+    import psycopg
+    open_store(None, url).close()
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("""CREATE OR REPLACE FUNCTION templari_stamp_owner() RETURNS trigger AS $$
+            BEGIN
+                UPDATE games SET stamp = stamp + 1
+                 WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.game_id ELSE NEW.game_id END;
+                RETURN NULL;
+            END $$ LANGUAGE plpgsql""")
+        db.execute("ALTER TABLE games DROP COLUMN stamped")
+        db.execute("UPDATE meta SET value = 'before' WHERE key = 'schema'")
+    assert imported_cost(url) < MEGABYTE
+    with psycopg.connect(url, autocommit=True) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (
+            postgres.SCHEMA_VERSION,)

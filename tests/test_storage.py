@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from tests.web_helpers import (FIRST_SALE, GAME, CheckedClient, act, action_fiel
 ROOT = Path(__file__).resolve().parents[1]
 FULL = "Could not save: the disk is full; nothing was recorded."
 READ_ONLY = "Could not save: the data directory is read-only; nothing was recorded."
+UNREACHABLE = "The game database cannot be reached; nothing was recorded. Try again in a moment."
 VANISHED = ("has vanished or been replaced while the server ran; nothing was recorded. "
             "Restart the server.")
 DAMAGED_PAGE = "This game's log is damaged and no longer replays: action 2:"
@@ -158,8 +160,10 @@ def replace(path: Path) -> None:
     os.replace(other.path, path)
 
 
-@pytest.mark.parametrize("vanish", [delete, replace], ids=["deleted", "replaced"])
-def test_a_vanished_database_is_reported_and_never_started_again_empty(tmp_path, vanish):
+@pytest.mark.parametrize(("vanish", "said"), [(delete, UNREACHABLE), (replace, VANISHED)],
+                         ids=["deleted", "replaced"])
+def test_a_vanished_database_is_reported_and_never_started_again_empty(tmp_path, vanish,
+                                                                       said):
     app, host, phone, token = table_on(tmp_path / "data")
     granted = phone_client(app, "192.168.1.30")
     key = app.config["HOST_KEY"]
@@ -168,7 +172,7 @@ def test_a_vanished_database_is_reported_and_never_started_again_empty(tmp_path,
     record = prepared(host, token, f"action-{NEXT[0]}", **action_fields(*NEXT))
     vanish(path)
     found = path.exists() and path.stat().st_ino
-    words = f"The game database ({path}) {VANISHED}"
+    words = said if said == UNREACHABLE else f"The game database ({path}) {said}"
     for client, page in ((host, f"/g/{token}"), (phone, f"/g/{token}/me"), (host, "/"),
                          (granted, "/"), (phone, f"/g/{token}/me/live?v=0")):
         shown = client.get(page)
@@ -177,6 +181,72 @@ def test_a_vanished_database_is_reported_and_never_started_again_empty(tmp_path,
     assert recorded.status_code == 503 and words in text(recorded)
     assert (path.exists() and path.stat().st_ino) == found  # no new, empty database
     assert phone.get("/").status_code == 200  # the welcome page needs no database
+
+
+def assert_unreachable(app, host, phone, token, record):
+    """Every page and a change answer 503 with the sentence."""
+    for client, page in ((host, f"/g/{token}"), (phone, f"/g/{token}/me"), (host, "/"),
+                         (phone, f"/g/{token}/me/live?v=0"), (host, f"/g/{token}/history"),
+                         (host, f"/g/{token}/record.json")):
+        shown = client.get(page)
+        assert shown.status_code == 503 and UNREACHABLE in text(shown), page
+    recorded = record()
+    assert recorded.status_code == 503 and UNREACHABLE in text(recorded)
+
+
+def test_a_data_directory_gone_and_back_is_said_then_played_on_at_once(tmp_path):
+    """The folder removed or unmounted while the table plays (here moved away): every
+    page and change says the database cannot be reached; put back, the change sent from
+    the same page is recorded, without a restart."""
+    app, host, phone, token = table_on(tmp_path / "data")
+    record = prepared(host, token, f"action-{NEXT[0]}", **action_fields(*NEXT))
+    before = snapshot(app)
+    (tmp_path / "data").rename(tmp_path / "away")
+    assert_unreachable(app, host, phone, token, record)
+    (tmp_path / "away").rename(tmp_path / "data")
+    assert snapshot(app) == before
+    assert record().status_code == 303
+    assert len(app.config["STORE"].game(token).events) == 3
+
+
+@contextmanager
+def no_file_opens():
+    """Every file descriptor of this process taken (as a server out of them, "too many
+    open files"): the system refuses to open any file (EMFILE), and SQLite a connection
+    (SQLITE_CANTOPEN), as it does a file made unreadable to a server that is not root."""
+    resource = pytest.importorskip("resource", reason="no limit on open files here (the "
+                                                     "resource module is Unix's)")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE,
+                       (max(map(int, os.listdir("/proc/self/fd"))) + 1, hard))
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    try:
+        yield
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_database_that_cannot_be_opened_is_said_then_played_on_at_once(tmp_path):
+    """No connection to the database can be opened (each thread of a server opens its
+    own): every page and change says the database cannot be reached, not a 500; once files
+    open again, the change sent from the same page is recorded."""
+    app, host, phone, token = table_on(tmp_path / "data")
+    record = prepared(host, token, f"action-{NEXT[0]}", **action_fields(*NEXT))
+    assert host.get("/no-such-page").status_code == 404  # (its template read beforehand)
+    before = snapshot(app)
+    app.config["STORE"].close()  # the next use opens a connection
+    with no_file_opens():
+        assert_unreachable(app, host, phone, token, record)
+    assert snapshot(app) == before
+    assert record().status_code == 303
+    assert len(app.config["STORE"].game(token).events) == 3
 
 
 # --- a game whose stored log no longer replays ---------------------------------------

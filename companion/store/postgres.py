@@ -23,7 +23,7 @@ from psycopg_pool import ConnectionPool
 
 from companion.rules.phrase import N_, Phrase
 from .news import News
-from .sql import SQLStore, StorageFault, shown
+from .sql import UNREACHABLE, SQLStore, StorageFault, shown
 
 NEWS = "templari_games"  # the channel a game's change is notified on, with its token
 CONNECT_TIMEOUT = 10  # seconds to reach the database server
@@ -45,8 +45,10 @@ _SCHEMA = (
         stamp BIGINT NOT NULL DEFAULT 0,
         summary TEXT,
         summary_stamp BIGINT,
-        host_key TEXT)""",
+        host_key TEXT,
+        stamped XID8)""",
     "ALTER TABLE games ADD COLUMN IF NOT EXISTS next_game TEXT",  # (since the first tables)
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS stamped XID8",
     "CREATE INDEX IF NOT EXISTS games_by_age ON games(created, id)",
     """CREATE TABLE IF NOT EXISTS events (
         game_id BIGINT NOT NULL REFERENCES games(id),
@@ -88,16 +90,23 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS buckets (key TEXT PRIMARY KEY,
         tokens DOUBLE PRECISION NOT NULL, at DOUBLE PRECISION NOT NULL)""",
     # A game's stamp moves with every change to what it shows (its events, seats, journal,
-    # settings, version and moves), whoever makes it; each move is notified at commit.
+    # settings, version and moves), whoever makes it, once a transaction: `stamped` holds
+    # the transaction that last moved it, so the rows a write adds after the first leave
+    # the game's row as it is (PostgreSQL writes a new version of a row at each UPDATE,
+    # and an import of 2,000 events made 2,000). Each move is notified at commit.
     """CREATE OR REPLACE FUNCTION templari_stamp_owner() RETURNS trigger AS $$
     BEGIN
-        UPDATE games SET stamp = stamp + 1
-         WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.game_id ELSE NEW.game_id END;
+        UPDATE games SET stamp = stamp + 1, stamped = pg_current_xact_id()
+         WHERE id = CASE WHEN TG_OP = 'DELETE' THEN OLD.game_id ELSE NEW.game_id END
+           AND stamped IS DISTINCT FROM pg_current_xact_id();
         RETURN NULL;
     END $$ LANGUAGE plpgsql""",
     """CREATE OR REPLACE FUNCTION templari_stamp_game() RETURNS trigger AS $$
     BEGIN
-        NEW.stamp := OLD.stamp + 1;
+        IF OLD.stamped IS DISTINCT FROM pg_current_xact_id() THEN
+            NEW.stamp := OLD.stamp + 1;
+            NEW.stamped := pg_current_xact_id();
+        END IF;
         RETURN NEW;
     END $$ LANGUAGE plpgsql""",
     f"""CREATE OR REPLACE FUNCTION templari_notify() RETURNS trigger AS $$
@@ -126,8 +135,6 @@ DISK_FULL = Phrase(N_("Could not save: the game database's disk is full; nothing
                       "recorded."))
 # What a write the database refuses for a cause of its own means to a player.
 _REFUSALS = ((errors.ReadOnlySqlTransaction, READ_ONLY), (errors.DiskFull, DISK_FULL))
-UNREACHABLE = Phrase(N_("The game database cannot be reached; nothing was recorded. Try "
-                        "again in a moment."))
 
 
 class Store(SQLStore):

@@ -23,6 +23,8 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from companion.rules.phrase import N_, Phrase
+
 # A game's short code, typed on a phone without a camera: letters and digits without
 # look-alikes (0/O, 1/I/L, 2/Z, 5/S, 8/B), unique among the server's games, kept and shown
 # in groups ("KXR-4TQM") that a person reads and types in seconds: CODE_LENGTH characters
@@ -40,6 +42,12 @@ STARTS = "game start"  # the marks of the games a hosted server started (Bounds)
 HOUR = 3600.0
 # The events recorded at a table (not imported with a record) since a time.
 _RECORDED = "FROM events WHERE at >= ? AND by != 'import'"
+
+
+# What a page or a change says while the database cannot be used at all (PostgreSQL's
+# server away, SQLite's file or folder gone or refused): a moment later, it may be back.
+UNREACHABLE = Phrase(N_("The game database cannot be reached; nothing was recorded. Try "
+                        "again in a moment."))
 
 
 class StorageFault(Exception):

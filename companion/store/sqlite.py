@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from companion.rules.phrase import N_, Phrase
 from . import wal
 from .news import News
-from .sql import CODE_LENGTH, SQLStore, StorageFault, free_code
+from .sql import CODE_LENGTH, UNREACHABLE, SQLStore, StorageFault, free_code
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -210,7 +210,7 @@ class Store(SQLStore):
         one read after the last write (None before any)."""
         if self._writing.acquire(blocking=False):
             try:
-                with self._connect(self._writer) as db:
+                with self._use(self._writer) as db:
                     self._note_version(db)
             finally:
                 self._writing.release()
@@ -225,7 +225,7 @@ class Store(SQLStore):
         """BEGIN IMMEDIATE ... COMMIT: committed before the caller answers; on a full or
         read-only disk, nothing is written and StorageFault says so."""
         try:
-            with self._writing, self._connect(self._writer) as db:
+            with self._writing, self._use(self._writer) as db:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     yield db
@@ -244,14 +244,15 @@ class Store(SQLStore):
 
     def _disk_fault(self, error: sqlite3.OperationalError) -> Phrase:
         """Why the disk refused a write: read-only, full (said by SQLite, or an I/O error
-        with no room left), or failing (any other I/O error)."""
+        with no room left), failing (any other I/O error), or the file not opened."""
         directory = self.path.parent
         if not os.access(directory, os.W_OK):
             return READ_ONLY
         if (_code(error) == sqlite3.SQLITE_FULL
                 or shutil.disk_usage(directory).free < ROOM):
             return DISK_FULL
-        return IO_ERROR if _code(error) == sqlite3.SQLITE_IOERR else READ_ONLY
+        return {sqlite3.SQLITE_IOERR: IO_ERROR,
+                sqlite3.SQLITE_CANTOPEN: UNREACHABLE}.get(_code(error), READ_ONLY)
 
     @contextmanager
     def _snapshot(self):
@@ -264,17 +265,30 @@ class Store(SQLStore):
                 db.execute("COMMIT")
 
     @contextmanager
-    def _connect(self, kept=None):
+    def _connect(self):
+        """This thread's connection, to read: StorageFault in words if the database
+        cannot be used (see _use), or the disk refuses to open or read it."""
+        try:
+            with self._use(self._local) as db:
+                yield db
+        except sqlite3.OperationalError as error:
+            if _code(error) not in _DISK_ERRORS:
+                raise
+            raise StorageFault(UNREACHABLE) from error
+
+    @contextmanager
+    def _use(self, kept):
         """A connection to the database file the server started with: StorageFault if
-        that file has vanished or been replaced (never a new, empty one). Each thread
-        keeps its connection from one request to the next (opening one costs more than
-        a poll's query), and the writers theirs in `kept`, unless it failed for another
-        cause than the disk (closing the last connection would empty the write-ahead
-        log, and a full disk would seem to have room for one more write, then none)."""
-        kept = self._local if kept is None else kept
-        if _identity(self.path) != self._file:
+        there is no file at its path (its folder removed, unmounted or refused: it may
+        come back), or another one (never a new, empty one). Each thread keeps its
+        connection from one request to the next (opening one costs more than a poll's
+        query), and the writers theirs in `kept`, unless it failed for another cause than
+        the disk (closing the last connection would empty the write-ahead log, and a full
+        disk would seem to have room for one more write, then none)."""
+        found = _identity(self.path)
+        if found != self._file:
             self._forget(kept)
-            raise StorageFault(Phrase(N_(
+            raise StorageFault(UNREACHABLE if found is None else Phrase(N_(
                 "The game database ({path}) has vanished or been replaced while the server "
                 "ran; nothing was recorded. Restart the server."), path=str(self.path)))
         db = getattr(kept, "db", None) or self._open(kept)

@@ -121,7 +121,7 @@ def _error_pages(app: Flask) -> None:
 
 
 def _storage_fault(fault: StorageFault):
-    """503 when the disk refuses a write or the database has vanished: the page asks the
+    """503 when the disk refuses a write or the database cannot be used: the page asks the
     store nothing more (no host grant, nor who hosts the game, is looked up for it)."""
     g.setdefault("grant", None)
     g.store_down = True
