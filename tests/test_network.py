@@ -20,6 +20,16 @@ def test_an_interface_is_told_by_its_name(name, kind):
     assert network.kind(name) == kind
 
 
+@pytest.mark.parametrize(("name", "ip", "kind"), [
+    ("vs4", "192.168.1.5", "local network"), ("en0", "10.0.0.3", "local network"),
+    ("vs4", "fd00::2", "local network"), ("ts0x", "100.101.7.8", "VPN"),
+    ("vs4", "8.8.8.8", "vs4"),  # a public address on a name that says nothing: the name
+    ("wlan0", "100.101.7.8", "Wi-Fi"),  # the name first
+])
+def test_an_interface_whose_name_says_nothing_is_told_by_its_address(name, ip, kind):
+    assert network.kind(name, ip) == kind
+
+
 def test_the_default_routes_address_comes_first_of_the_local_networks(monkeypatch):
     monkeypatch.setattr(network, "_interface_addresses", lambda version: [
         Address("172.17.0.1", "virtual"), Address("192.168.56.1", "Ethernet"),

@@ -31,6 +31,10 @@ BLANK = "\xa0"  # and its light modules with these (no-break) spaces
 ADDRESSES = [Address("192.168.1.5", "Wi-Fi"), Address("10.8.0.2", "VPN")]
 
 
+LOOPBACKS = {"127.0.0.1": "127.0.0.1", "::": "127.0.0.3"}  # what the recorder listens on
+# instead
+
+
 @pytest.fixture
 def started(monkeypatch, tmp_path):
     """Run `templari-companion` with waitress replaced by a recorder: waitress's options
@@ -46,10 +50,12 @@ def started(monkeypatch, tmp_path):
 
     def loopback_listener(host, port):
         """Listens on the loopback whatever address was asked (none is this machine's):
-        127.0.0.1 as asked, 127.0.0.2 for any other."""
+        127.0.0.1 as asked, 127.0.0.3 for every IPv6 interface (this machine has IPv6, as
+        far as the server can tell), 127.0.0.2 for any other."""
         listened.append(host)
-        return real_listener(host if host == "127.0.0.1" else "127.0.0.2", port)
+        return real_listener(LOOPBACKS.get(host, "127.0.0.2"), port)
     monkeypatch.setattr(serve, "waitress_serve", lambda app, **options: calls.append(options))
+    monkeypatch.setattr(serve, "has_ipv6", lambda: True)
     monkeypatch.setattr(network, "phone_addresses", lambda version=4: list(start.addresses))
     monkeypatch.setattr(network, "label_of", lambda ip: "Wi-Fi")
     monkeypatch.setattr(serve, "create_app", recorded_create_app)
@@ -60,7 +66,10 @@ def started(monkeypatch, tmp_path):
         assert cli.main([*args, "--data-dir", str(tmp_path / "data")]) == 0
         for sock in calls[-1]["sockets"]:
             assert sock.fileno() == -1  # closed once served
-        return {**calls[-1], "create_app": apps[-1], "listened": listened[-len(
+        made = apps[-1]  # (the addresses phones may use: read as each app reads them)
+        made = {**made, "addresses": list(made["addresses"]())} if callable(
+            made["addresses"]) else made
+        return {**calls[-1], "create_app": made, "listened": listened[-len(
             calls[-1]["sockets"]):], "port": serve.DEFAULT_PORT}
     start.addresses = ADDRESSES
     return start
@@ -104,7 +113,7 @@ def test_default_start_listens_on_all_interfaces_and_shows_phones_the_best_addre
         started, capsys):
     options = started()
     port, out = options["port"], capsys.readouterr().out
-    assert options["listened"] == ["0.0.0.0"]
+    assert options["listened"] == ["0.0.0.0", "::"]
     assert f"On this device, the host, open http://127.0.0.1:{port}\n" in out
     assert f"Phones on the same network open http://192.168.1.5:{port} (or scan):" in out
     assert out.count(QR) > 50  # the QR code, drawn in the terminal
@@ -472,3 +481,24 @@ def test_the_check_of_port_0_and_of_a_folder_that_cannot_be_made(tmp_path, capsy
     assert f"- {tmp_path / 'a-file' / 'data'} cannot be made ({tmp_path / 'a-file'} cannot " \
            "be written): start with another --data-dir." in out
     assert "Port 0 is free" not in out
+
+
+def test_every_interface_is_every_ipv6_one_too_and_the_host_opens_the_ipv6_loopback(tmp_path):
+    """Where the machine has IPv6, the default start listens on every IPv6 interface too
+    (beside every IPv4 one, on the same port), and http://[::1]:PORT is the server's own
+    device as http://127.0.0.1:PORT is: the host (R12)."""
+    if not serve.has_ipv6():
+        pytest.skip("this machine has no IPv6 (its loopback ::1 takes no socket)")
+    assert serve.listen_on("0.0.0.0") == ["0.0.0.0", "::"]
+    sockets = serve.bind(["127.0.0.1", "::1"], 0)  # (the loopback's of each: nothing else)
+    running = InThread(create_app(tmp_path / "data"), sockets=sockets)
+    try:
+        port = sockets[0].getsockname()[1]
+        for address in ("127.0.0.1", "::1"):
+            connection = http.client.HTTPConnection(address, port, timeout=10)
+            connection.request("GET", "/")
+            page = connection.getresponse().read().decode()
+            connection.close()
+            assert "Start the game" in page, address
+    finally:
+        running.stop()

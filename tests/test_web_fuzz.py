@@ -29,6 +29,7 @@ from companion.rules.record import FORMAT, dump_event
 from companion.store import games
 from companion.web import create_app
 from companion.web.forms import ACTIONS
+from companion.web.screens import phones
 from tests.helpers import all_rounds_free, reveal
 from tests.web_helpers import body, by_hand, make_app, phone_client, text
 
@@ -169,8 +170,8 @@ def app():
     with tempfile.TemporaryDirectory(dir=memory if memory.is_dir() else None) as data:
         app = make_app(data)
         # two addresses phones may use: the table screen offers the other in one tap
-        app.config["PHONE_URLS"] = (("http://192.168.1.2:5000", "Wi-Fi"),
-                                    ("http://10.8.0.2:5000", "VPN"))
+        app.config["PHONE_URLS"] = phones.Offered((("http://192.168.1.2:5000", "Wi-Fi"),
+                                                   ("http://10.8.0.2:5000", "VPN")))
         yield app
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from companion.web import create_app
 from companion.web.render.qr import qr_svg
+from companion.web.screens import phones
 from tests.web_helpers import (find_form, make_app, new_game, page_headers, phone_client,
                                snapshot, submit, text)
 
@@ -86,3 +87,24 @@ def test_with_one_address_nothing_is_offered(tmp_path):
     host = app.test_client()
     game = new_game(host)
     assert "Show another address" not in text(host.get(f"/g/{game}"))
+
+
+def test_a_network_that_comes_up_while_the_server_runs_is_offered(tmp_path, monkeypatch):
+    """A hotspot turned on after the start: read again within REREAD seconds, its address
+    is offered on the table screen in words, and one gone is no longer."""
+    now, found = [0.0], [(WIFI, "Wi-Fi")]
+    monkeypatch.setattr(phones, "clock", lambda: now[0])
+    app = make_app(tmp_path / "data", others=())
+    phones.init(app, lambda: list(found))
+    host = app.test_client()
+    token = new_game(host)
+    assert "Show another address" not in text(host.get(f"/g/{token}"))
+    found.append(("http://192.168.43.1:8421", "hotspot"))
+    now[0] = phones.REREAD - 1
+    assert "Show another address" not in text(host.get(f"/g/{token}"))
+    now[0] = phones.REREAD
+    assert ("Show another address: http://192.168.43.1:8421 (hotspot)"
+            in text(host.get(f"/g/{token}")))
+    found.pop()
+    now[0] = 2 * phones.REREAD
+    assert "Show another address" not in text(host.get(f"/g/{token}"))

@@ -5,6 +5,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from companion.web.screens import phones
 from tests.web_helpers import (GAME, PLAYERS, act, action_fields, alerts, body, csrf_headers,
                                find_form, import_record, join, new_game, phone_client, play,
                                snapshot, stamp, submit, text, version)
@@ -318,7 +319,8 @@ def htmx_url(client) -> str:
 
 
 def qr_code(app, client, token):
-    app.config["PHONE_URLS"] = (("http://192.168.1.2:5000", "Wi-Fi"),)  # phones reach it there
+    # phones reach it there:
+    app.config["PHONE_URLS"] = phones.Offered((("http://192.168.1.2:5000", "Wi-Fi"),))
     return client.get(f"/g/{token}/qr.svg")
 
 

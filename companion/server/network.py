@@ -33,6 +33,8 @@ KINDS = (
     (N_("Ethernet"), r"^(eth|en[ops]|enx)|ethernet"),
 )
 BEHIND = (N_("VPN"), N_("virtual"), N_("mobile data"))  # offered after the local network's addresses
+SHARED = ipaddress.ip_network("100.64.0.0/10")  # shared address space (RFC 6598): a VPN's
+# such as Tailscale's, on an interface whose name says nothing
 
 
 @dataclass(frozen=True)
@@ -48,11 +50,17 @@ class Address:
         return BEHIND.index(self.label) + 1 if self.label in BEHIND else 0
 
 
-def kind(name: str) -> str:
-    """What the interface called `name` is, or its name if that cannot be told."""
+def kind(name: str, ip: str = "") -> str:
+    """What the interface called `name` (holding `ip`) is: by its name, else by its
+    address (a private one is a local network's, one of SHARED a VPN's), else its name."""
     for word, pattern in KINDS:
         if re.search(pattern, name, re.I):
             return word
+    address = ipaddress.ip_address(ip.split("%")[0]) if ip else None
+    if address is not None and address.version == 4 and address in SHARED:
+        return N_("VPN")
+    if address is not None and address.is_private:
+        return N_("local network")
     return name
 
 
@@ -90,7 +98,7 @@ def _interface_addresses(version: int) -> list[Address]:
         for ip in adapter.ips:
             text = ip.ip if isinstance(ip.ip, str) else ip.ip[0]
             if reachable(text) and ipaddress.ip_address(text).version == version:
-                found.append(Address(text, kind(ip.nice_name or adapter.name)))
+                found.append(Address(text, kind(ip.nice_name or adapter.name, text)))
     return list(dict.fromkeys(found))
 
 

@@ -67,7 +67,8 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
     try:
         bound = sockets[0].getsockname()[1]
         offered = offers(host, bound, names)
-        make = partial(create_app, data_dir, addresses=offered, names=list(names),
+        make = partial(create_app, data_dir, addresses=partial(offers, host, bound, names),
+                       names=list(names),
                        database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
                        screens=screens, chosen=chosen)
         app = make()
@@ -89,10 +90,23 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
 
 def listen_on(host: str) -> list[str]:
     """The addresses to listen on for `host`: itself, and the loopback too unless it
-    covers it (all IPv4 interfaces, or a loopback address), so this device stays the host."""
+    covers it (all IPv4 interfaces, or a loopback address), so this device stays the host;
+    all interfaces is every IPv6 one too where this machine has IPv6."""
     if host in ALL_INTERFACES:
-        return ["0.0.0.0"]
+        return ["0.0.0.0", *([ALL_INTERFACES_V6] if has_ipv6() else [])]
     return [host] if is_loopback(host) else [host, LOOPBACK]
+
+
+def has_ipv6() -> bool:
+    """Whether this machine has IPv6 (its loopback ::1 takes a socket)."""
+    if not socket.has_ipv6:
+        return False
+    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind(("::1", 0))
+        except OSError:
+            return False
+    return True
 
 
 def bind(addresses: list[str], port: int, tries: int = 1) -> list[socket.socket]:
@@ -182,8 +196,9 @@ def offers(host: str, port: int, names=()) -> list[tuple[str, str]]:
     if is_loopback(host):
         return []
     if host in ALL_INTERFACES or host == ALL_INTERFACES_V6:
-        found = network.phone_addresses(6 if host == ALL_INTERFACES_V6 else 4)
-        addresses = [(address.ip, address.label) for address in found]
+        versions = (6,) if host == ALL_INTERFACES_V6 else (4, 6) if has_ipv6() else (4,)
+        addresses = [(address.ip, address.label) for version in versions
+                     for address in network.phone_addresses(version)]
     else:
         addresses = [(host, network.label_of(host) if _is_address(host) else "")]
     named = [(name, "") for name in names]

@@ -39,7 +39,8 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     changes at once (streams.py).
 
     `addresses` are the addresses phones may use to reach this server, best first, each with
-    what it is: (url, label) (the first is in the QR code until the host picks another);
+    what it is: (url, label) (the first is in the QR code until the host picks another), or
+    a function that reads them, read again while the server runs (screens/phones.py);
     `names` are host names phones may use besides this machine's addresses (--name).
     """
     app = Flask(__name__, template_folder=str(resources("templates")),
@@ -57,11 +58,11 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
         KEEP_DAYS=keep_days,
         GAMES=GameCache(store),
         HOST_KEY=store.secret("host_key"),
-        HOST_NAMES=frozenset(name.lower().rstrip(".") for name in
-                             [*names, *phones.host_names(addresses)] if name),
     )
     limits.init(app, chosen)
     phones.init(app, addresses)
+    app.config["HOST_NAMES"] = frozenset(name.lower().rstrip(".") for name in [
+        *names, *phones.host_names(app.config["PHONE_URLS"].urls())] if name)
     app.session_interface = Sessions()
     app.context_processor(_page_context)
     pace.init(app)
@@ -108,6 +109,8 @@ def _error_pages(app: Flask) -> None:
              404: N_("There is no such page or game here. Check the link or scan the QR code "
                      "again."),
              405: N_("That is not something this page can do."),
+             409: N_("The game is not where this page shows it: reload the page and try "
+                     "again."),
              413: N_("That file is too large for a game record."),
              429: N_("This device sends too much: wait a few seconds, then try again."),
              500: N_("Something went wrong on the server; nothing was changed. Try again.")}

@@ -3,23 +3,72 @@ first --name, else the best address of this machine), until a host device picks 
 in one tap ("Phones cannot open it? Show another address"); on a hosted server, the public
 address the device opened. The choice is kept in the
 database, so that every server process shows the same, and every screen draws itself
-again with it."""
+again with it. The addresses are read again while the server runs (at most every REREAD
+seconds), so that a network that comes up later (a hotspot turned on) is offered."""
+import json
+import threading
+import time
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, redirect, request, url_for
 
 from companion.rules.phrase import N_, Phrase
+from companion.store.sql import StorageFault
 from companion.web.guards.roles import hosted
 from companion.web.pages import game_or_404, store
 
 SETTING = "phone_url"
+OFFERED = "phone_urls"  # the setting of the addresses last read (their change moves stamps)
+REREAD = 30.0  # seconds between two readings of the addresses
+clock = time.monotonic
 blueprint = Blueprint("phones", __name__)
 
 
+class Offered:
+    """The addresses phones may use, (url, what it is) each, best first: `offered`, or,
+    given a function, what it reads, read again at most every REREAD seconds; when they
+    change, every game's stamp moves (in `store`), so that every screen shows them."""
+
+    def __init__(self, offered, store=None):
+        self._read, self._store = (offered if callable(offered) else None), store
+        self._urls = tuple(offered() if self._read else offered)
+        self._at = clock()
+        self._lock = threading.Lock()
+
+    def urls(self) -> tuple[tuple[str, str], ...]:
+        if self._read is not None and clock() - self._at >= REREAD:
+            with self._lock:
+                if clock() - self._at >= REREAD:
+                    self._reread()
+        return self._urls
+
+    def _reread(self) -> None:
+        urls, self._at = tuple(self._read()), clock()
+        if urls != self._urls and self._store is not None:
+            try:
+                self._store.show_everywhere(OFFERED, json.dumps(urls))
+            except StorageFault:  # (the screens show them at the game's next change)
+                pass
+        self._urls = urls
+
+
 def init(app, offered) -> None:
-    """`offered`: (address, what it is) for each address phones may use, best first."""
-    app.config["PHONE_URLS"] = tuple((url, label) for url, label in offered)
-    app.config["STORE"].show_everywhere(SETTING, None)  # a new start offers the first again
+    """`offered`: (address, what it is) for each address phones may use, best first, or a
+    function that reads them (see Offered)."""
+    store = app.config["STORE"]
+    app.config["PHONE_URLS"] = Offered(offered, store)
+    store.show_everywhere(SETTING, None)  # a new start offers the first again
+    app.before_request(_read_again)
+
+
+def _read_again() -> None:
+    """The addresses read again if due, before any game is read (its stamp may move)."""
+    offered_urls()
+
+
+def offered_urls() -> tuple[tuple[str, str], ...]:
+    """The addresses phones may use now: (url, what it is), best first."""
+    return current_app.config["PHONE_URLS"].urls()
 
 
 def host_names(offered) -> set[str]:
@@ -33,7 +82,7 @@ def phone_url() -> str | None:
     tells)."""
     if hosted():
         return request.host_url.rstrip("/")
-    offered = [url for url, _ in current_app.config["PHONE_URLS"]]
+    offered = [url for url, _ in offered_urls()]
     chosen = store().setting(SETTING) if len(offered) > 1 else None
     return chosen if chosen in offered else (offered[0] if offered else None)
 
@@ -57,7 +106,7 @@ def _join_url(shown: str | None, game) -> str | None:
 
 def other_urls(shown: str | None) -> list[tuple[str, str]]:
     """The addresses offered besides the one shown: (address, what it is)."""
-    return [(url, label) for url, label in current_app.config["PHONE_URLS"] if url != shown]
+    return [(url, label) for url, label in offered_urls() if url != shown]
 
 
 @blueprint.post("/g/<token>/phones")
@@ -65,7 +114,7 @@ def show(token):
     """A host device shows phones another of the server's addresses."""
     game = game_or_404(token)
     address = request.form.get("address", "")
-    if address not in {url for url, _ in current_app.config["PHONE_URLS"]}:
+    if address not in {url for url, _ in offered_urls()}:
         abort(400, Phrase(N_("This server has no address {address}: pick one of those the "
                              "table screen offers."), address=address[:100]))
     store().show_everywhere(SETTING, address)
