@@ -124,6 +124,48 @@ def test_a_phone_used_as_the_table_records_a_round_in_five_taps(server, browser,
     assert taps.count == 5
 
 
+# A phone used as the host's table (the loopback: the host): a recent phone, and a small one.
+TABLE_PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
+SIDE_SALE_PAID = {"en-GB": "Anna pays Bert 3 for", "fr-FR": "Anna paie 3 à Bert pour"}
+SCROLLED = "[scrollX, scrollY]"
+
+
+@pytest.mark.parametrize("locale", SIDE_SALE_PAID)
+@pytest.mark.parametrize("window", TABLE_PHONES, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_a_phone_used_as_the_table_has_the_undo_and_the_whole_side_sale_in_its_first_screen(
+        server, browser, window, locale):
+    """Right after a sale: its Undo, the side sale's line and the whole reveal grid in sight;
+    then the side sale, step by step (its card, which chooses the seller, the buyer, the
+    price, Record), never scrolled to (R6)."""
+    client = server.app.test_client()
+    token = late_game(client)
+    context = browser.new_context(viewport=window, is_mobile=True, has_touch=True, locale=locale)
+    table = open_page(context, f"{server.url}/g/{token}", [])
+    assert out_of_sight(table, ".payment, form.undo button, details.side-sale > summary, "
+                               "form.action-reveal .cell") == []
+    press(table.locator("details.side-sale > summary"))
+    sale = table.locator("form.action-side_sale")
+    expect(sale).to_be_visible()
+    assert out_of_sight(table, "form.action-side_sale :is(legend, .holder .pill)") == []
+    check_screen(table)  # at 360 px: each choice a 44 px target, nothing sideways
+    press(sale.locator("input[name=card][value='0:1']"))  # Bert's red 1: Bert sells it
+    expect(sale.locator("input[name=seller][value='1']")).to_be_checked()
+    shown = "form.action-side_sale :is(label, button, input:not([type=hidden])):not([hidden] *)"
+    assert out_of_sight(table, shown) == []  # the seller's cards, the buyer, price, Record
+    press(sale.locator("input[name=buyer][value='0']"))  # Anna buys it
+    press(sale.locator("input[name=price]"))
+    sale.locator("input[name=price]").press_sequentially("3")
+    press(sale.locator("button"))
+    expect(table.locator(".payment")).to_contain_text(SIDE_SALE_PAID[locale], timeout=WAIT)
+    assert table.evaluate(SCROLLED) == [0, 0]
+    undo = table.locator("form.undo button")
+    assert out_of_sight(table, "form.undo button") == []
+    press(undo)
+    expect(table.locator(".payment")).not_to_contain_text(SIDE_SALE_PAID[locale], timeout=WAIT)
+    expect(table.locator("details.side-sale")).to_be_visible()
+    assert table.evaluate(SCROLLED) == [0, 0]
+
+
 def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
     client = server.app.test_client()
     token = new_game(client)

@@ -134,7 +134,7 @@ def test_a_button_s_label_keeps_its_rule_as_plain_text(host):
     for step in [("bid", {"amount": "0"}), ("pass", {}), ("pass", {})]:
         assert act(host, token, step[0], **step[1]).status_code == 303
     page = body(host.get(f"/g/{token}"))
-    undo = re.search(r"<button>Undo: (.*?)</button>", page, re.S).group(1)
+    undo = re.search(r'aria-label="Undo: (.*?)"', page, re.S).group(1)  # its whole name
     assert undo == "Anna opened at 0 and nobody raised: the lot goes free (R9)"
 
 
