@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, WAIT, check_screen, loose, open_page,
-                                   press, take_seat)
+from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, TABLE, WAIT, check_screen, loose,
+                                   open_page, press, take_seat)
 from tests.web_helpers import GAME, act, new_game, play
 
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
@@ -180,6 +180,27 @@ def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
     expect(tv.locator(".payment")).to_contain_text("Anna pays 3", timeout=WAIT)
     expect(tv.locator(".status")).to_contain_text(loose("Round 2 of 15 · Start player Anna"))
     check_screen(tv, "tv")
+
+
+TVS = [{"width": 1920, "height": 1080}, {"width": 1280, "height": 720}]
+TV_READS = (".payment-box p, .status p:first-child, .player h3, .player .cards, .player .forbidden, "
+            ".unseen, .guide")
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "fr-FR"])
+@pytest.mark.parametrize("window", TVS, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_the_tv_view_shows_a_late_game_of_five_on_one_screen(server, browser, window, locale):
+    """Round 11 of five, a seat still free (the QR code large): the payment, every player's
+    cards and endings, what is still to come and what happens now (the table's very
+    sentences) all in view, nothing to scroll to (a TV cannot scroll)."""
+    token = late_game(server.app.test_client())  # the server's first game: help on
+    tv = open_page(browser.new_context(viewport=window, locale=locale),
+                   f"{server.url}/g/{token}/tv", [])
+    expect(tv.locator(".player")).to_have_count(5)
+    assert out_of_sight(tv, TV_READS) == []
+    assert tv.evaluate("document.documentElement.scrollHeight") <= window["height"]
+    table = open_page(browser.new_context(**TABLE, locale=locale), f"{server.url}/g/{token}", [])
+    assert tv.locator(".guide").inner_text() == table.locator(".guide").inner_text()
 
 
 def test_a_phone_at_the_end_shows_the_game_over_and_the_score_fits(server, phone_browser):
