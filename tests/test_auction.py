@@ -155,7 +155,8 @@ def test_R5_a_winner_left_unable_to_pay_by_a_penalty_gets_no_sale_but_an_overbid
 
 def test_R8_french_rules_only_the_start_player_may_open_at_0():
     state = live(overbid("Anna", None), edition="fr")  # Bert opens for the excluded Anna
-    message = "French rules: only the start player Anna can win at 0, not Bert (R8)"
+    message = ("French rules: only the start player may open at 0, and Anna does not open "
+               "this auction, so Bert can win only above 0 (R8)")
     assert refused(state, Bid("Bert", 0)).message == message
 
 

@@ -146,7 +146,9 @@ def sold(page, record, event, shown: str) -> None:
 
 
 def free(page, record, event) -> None:
-    press(page.get_by_role("button", name="Nobody bid: the start player takes the lot"))
+    """The free lot, in the edition's words: nobody bid, or (French rules) the start player
+    opened at 0 and nobody raised, or did not open and nobody bid (R9)."""
+    press(page.locator("form.action-free button"))
 
 
 def penalty(page, record, event) -> None:

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, WAIT, check_screen, loose, open_page,
-                                   press, take_seat)
+from tests.browser_helpers import (NO_PLAYWRIGHT, PHONE, TABLE, WAIT, check_screen, loose,
+                                   open_page, press, take_seat)
 from tests.web_helpers import GAME, act, new_game, play
 
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
@@ -124,6 +124,48 @@ def test_a_phone_used_as_the_table_records_a_round_in_five_taps(server, browser,
     assert taps.count == 5
 
 
+# A phone used as the host's table (the loopback: the host): a recent phone, and a small one.
+TABLE_PHONES = [{"width": 390, "height": 844}, {"width": 360, "height": 740}]
+SIDE_SALE_PAID = {"en-GB": "Anna pays Bert 3 for", "fr-FR": "Anna paie 3 à Bert pour"}
+SCROLLED = "[scrollX, scrollY]"
+
+
+@pytest.mark.parametrize("locale", SIDE_SALE_PAID)
+@pytest.mark.parametrize("window", TABLE_PHONES, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_a_phone_used_as_the_table_has_the_undo_and_the_whole_side_sale_in_its_first_screen(
+        server, browser, window, locale):
+    """Right after a sale: its Undo, the side sale's line and the whole reveal grid in sight;
+    then the side sale, step by step (its card, which chooses the seller, the buyer, the
+    price, Record), never scrolled to (R6)."""
+    client = server.app.test_client()
+    token = late_game(client)
+    context = browser.new_context(viewport=window, is_mobile=True, has_touch=True, locale=locale)
+    table = open_page(context, f"{server.url}/g/{token}", [])
+    assert out_of_sight(table, ".payment, form.undo button, details.side-sale > summary, "
+                               "form.action-reveal .cell") == []
+    press(table.locator("details.side-sale > summary"))
+    sale = table.locator("form.action-side_sale")
+    expect(sale).to_be_visible()
+    assert out_of_sight(table, "form.action-side_sale :is(legend, .holder .pill)") == []
+    check_screen(table)  # at 360 px: each choice a 44 px target, nothing sideways
+    press(sale.locator("input[name=card][value='0:1']"))  # Bert's red 1: Bert sells it
+    expect(sale.locator("input[name=seller][value='1']")).to_be_checked()
+    shown = "form.action-side_sale :is(label, button, input:not([type=hidden])):not([hidden] *)"
+    assert out_of_sight(table, shown) == []  # the seller's cards, the buyer, price, Record
+    press(sale.locator("input[name=buyer][value='0']"))  # Anna buys it
+    press(sale.locator("input[name=price]"))
+    sale.locator("input[name=price]").press_sequentially("3")
+    press(sale.locator("button"))
+    expect(table.locator(".payment")).to_contain_text(SIDE_SALE_PAID[locale], timeout=WAIT)
+    assert table.evaluate(SCROLLED) == [0, 0]
+    undo = table.locator("form.undo button")
+    assert out_of_sight(table, "form.undo button") == []
+    press(undo)
+    expect(table.locator(".payment")).not_to_contain_text(SIDE_SALE_PAID[locale], timeout=WAIT)
+    expect(table.locator("details.side-sale")).to_be_visible()
+    assert table.evaluate(SCROLLED) == [0, 0]
+
+
 def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
     client = server.app.test_client()
     token = new_game(client)
@@ -138,6 +180,27 @@ def test_the_tv_view_follows_the_table_and_has_no_form(server, browser):
     expect(tv.locator(".payment")).to_contain_text("Anna pays 3", timeout=WAIT)
     expect(tv.locator(".status")).to_contain_text(loose("Round 2 of 15 · Start player Anna"))
     check_screen(tv, "tv")
+
+
+TVS = [{"width": 1920, "height": 1080}, {"width": 1280, "height": 720}]
+TV_READS = (".payment-box p, .status p:first-child, .player h3, .player .cards, .player .forbidden, "
+            ".unseen, .guide")
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "fr-FR"])
+@pytest.mark.parametrize("window", TVS, ids=lambda window: f"{window['width']}x{window['height']}")
+def test_the_tv_view_shows_a_late_game_of_five_on_one_screen(server, browser, window, locale):
+    """Round 11 of five, a seat still free (the QR code large): the payment, every player's
+    cards and endings, what is still to come and what happens now (the table's very
+    sentences) all in view, nothing to scroll to (a TV cannot scroll)."""
+    token = late_game(server.app.test_client())  # the server's first game: help on
+    tv = open_page(browser.new_context(viewport=window, locale=locale),
+                   f"{server.url}/g/{token}/tv", [])
+    expect(tv.locator(".player")).to_have_count(5)
+    assert out_of_sight(tv, TV_READS) == []
+    assert tv.evaluate("document.documentElement.scrollHeight") <= window["height"]
+    table = open_page(browser.new_context(**TABLE, locale=locale), f"{server.url}/g/{token}", [])
+    assert tv.locator(".guide").inner_text() == table.locator(".guide").inner_text()
 
 
 def test_a_phone_at_the_end_shows_the_game_over_and_the_score_fits(server, phone_browser):

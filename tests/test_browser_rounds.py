@@ -83,7 +83,8 @@ FRENCH = Words(
                    "le savoir (R12).",
     if_won="Si l'enchère est remportée à ce prix :", sold="Vendu",
     penalty="Pénalité (offre interdite)", penalty_by="Offre interdite de",
-    free="Personne n'enchérit : le premier joueur prend le lot", coins="{n} pièces",
+    free="Le premier joueur a ouvert à 0 et personne n'a surenchéri : le lot est gratuit (R9)",
+    coins="{n} pièces",
     last_payment="Dernier paiement : {payment}")
 
 LANGUAGES = {words.code: words for words in (ENGLISH, FRENCH)}

@@ -115,3 +115,43 @@ def test_a_rule_reference_never_breaks_from_its_brackets_on_a_narrow_screen(serv
     assert page.locator(".rule-ref").count() > 20
     assert page.evaluate(_LOOSE_REFERENCES) == []
     assert errors == []
+
+
+# Each rule link's text against the characters either side of it ('(' and ')', or '/' and
+# ', ' between two rules): how far they overlap, in px (0 or less: they do not).
+_OVERLAPS = """() => {
+  const box = (node, start, end) => {
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, end);
+    return range.getBoundingClientRect();
+  };
+  return [...document.querySelectorAll("a.rule")].filter(link => link.checkVisibility())
+    .map(link => {
+      const text = box(link.firstChild, 0, link.firstChild.length);
+      const [before, after] = [link.previousSibling, link.nextSibling];
+      return [link.textContent, before.textContent.slice(-1), after.textContent[0],
+              Math.max(0, box(before, before.length - 1, before.length).right - text.left),
+              Math.max(0, text.right - box(after, 0, 1).left)];
+    });
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "fr-FR"])
+def test_a_rule_link_leaves_its_brackets_where_they_are(server, browser, locale):
+    """'(R12)': the link's 44 px box does not draw its text over its brackets, on the
+    laptop (the sale's preview, R12) nor in the TV's large type (what happens now, R3)."""
+    host = server.app.test_client()
+    token = new_game(host)  # the server's first game: help for new players on
+    play(host, token, [("reveal", "red 0", "yellow 5")])
+    table = open_page(browser.new_context(**TABLE, locale=locale), f"{server.url}/g/{token}", [])
+    press(table.locator("form.action-sold input[name=winner][value='0']"))
+    table.locator("form.action-sold input[name=price]").press_sequentially("3")
+    expect(table.locator(".preview a.rule")).to_have_text("R12", timeout=WAIT)
+    tv = open_page(browser.new_context(viewport={"width": 1920, "height": 1080}, locale=locale),
+                   f"{server.url}/g/{token}/tv", [])
+    expect(tv.locator(".guide a.rule").first).to_be_visible()
+    for page in (table, tv):
+        links = page.evaluate(_OVERLAPS)
+        assert {(before, after) for _, before, after, *_ in links} == {("(", ")")}
+        assert [link for link in links if link[3] or link[4]] == [], page.url

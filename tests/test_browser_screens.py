@@ -185,7 +185,7 @@ def test_a_lost_race_is_told_in_sight_on_the_phone_that_tried(server, phone_brow
 # --- 3. the TV view ---------------------------------------------------------------------
 
 TV_PARTS = (".payment-box p, .status p:first-child, .lot .card, .player h3, .player .cards, "
-            ".player .forbidden")
+            ".player .forbidden, .unseen, .guide")
 
 
 @pytest.mark.parametrize("live", [False, True], ids=["results", "live"])

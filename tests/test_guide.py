@@ -77,6 +77,22 @@ def test_R9_french_rules_others_are_told_to_bid_above_the_opening_of_a_start_pla
     assert apply(state, Sold("Bert", 4)).last_sale.winner == "Bert"
 
 
+def test_R3_R9_a_live_auction_s_help_says_the_bid_to_beat_once_it_is_above_the_opening():
+    """Claus holds a 0 and a 1, starts, and opens at 2 as he must; Anna raises to 4: Bert
+    may bid only above 4 now, not "above 2" (R3, R9)."""
+    state = fold(setup(edition="fr"), [
+        reveal("red 2 blue 5"), Sold("Anna", 3), reveal("red 3 blue 6"), Sold("Bert", 4),
+        reveal("red 0 blue 1"), Sold("Claus", 4), reveal("green 4 green 7")])
+    assert words(apply(state, Bid("Claus", 2)), live=True)[1] == (
+        "Anna may bid only more than 2, and no amount ending in 2 or 5 (R3, R9).")
+    raised = apply(apply(state, Bid("Claus", 2)), Bid("Anna", 4))
+    assert words(raised, live=True) == [
+        "It is Bert's turn: bid more than 4 or drop out (R3).",
+        "Bert may bid only more than 4, and no amount ending in 3 or 6 (R3)."]
+    assert words(raised, live=True, seat=1)[1] == (
+        "You may bid only more than 4, and no amount ending in 3 or 6 (R3).")
+
+
 def test_R9_french_rules_a_start_player_with_no_legal_bid_does_not_open():
     """Anna holds a 0 and a 1 and has 1 coin: every amount she can pay is forbidden."""
     state = fold(setup(edition="fr", start_coins=1),
@@ -142,7 +158,7 @@ def test_R3_R5_a_player_who_can_bid_nothing_is_told_so_on_their_phone_only():
     # The table may not learn what Anna can pay (R12).
     assert words(bert_opened, live=True) == [
         "It is Anna's turn: bid more than 0 or drop out (R3).",
-        "Anna may not bid amounts ending in 0 or 1 (R3)."]
+        "Anna may bid only more than 0, and no amount ending in 0 or 1 (R3)."]
 
 
 def test_R9_a_french_start_player_who_cannot_open_is_told_so_on_the_table_and_their_phone():

@@ -37,6 +37,8 @@ def test_R9_french_a_start_player_holding_a_0_cannot_let_the_lot_go_free():
     assert refused(state, Free()).message == (
         "French rules: the start player Anna holds a 0, so must open at 1 or more and buys "
         "the lot if nobody raises: it cannot go free (R9)")
+    assert "free" not in next_actions(state)  # nor is it offered
+    assert "free" in next_actions(anna_holds("red 1 blue 5"))  # she may open at 0
 
 
 def test_R9_french_a_start_player_holding_a_0_whom_nobody_raises_buys_at_their_lowest_amount():
@@ -70,6 +72,14 @@ def test_R9_french_a_sale_to_another_player_at_the_start_player_s_lowest_opening
         "above 2, not at 1 (R9)")
 
 
+def test_R9_french_a_sale_at_0_to_another_player_is_refused_by_the_opening_of_a_start_player_with_a_0():
+    """Anna holds a 0: she must open at 1 or more, so she cannot win at 0 either; Bert is
+    told the opening he must beat, not that 0 is Anna's (R8.6, R9)."""
+    assert refused(anna_holds("red 0 blue 5"), Sold("Bert", 0)).message == (
+        "French rules: the start player Anna must open at 1 or more, so Bert can win only "
+        "above 1, not at 0 (R9)")
+
+
 def test_R9_french_a_sale_to_another_player_above_the_start_player_s_lowest_opening_is_accepted():
     after = apply(anna_holds("red 0 red 1"), Sold("Claus", 3))
     assert (after.coins_of("Claus"), after.start_player) == (9, "Claus")
@@ -83,8 +93,9 @@ def test_R9_R5_french_an_excluded_start_player_still_gets_a_free_lot():
     after = apply(state, Free())
     assert after.hand_of("Anna")[-2:] == LOT.cards and after.coins == state.coins
     assert apply(state, Sold("Bert", 1)).start_player == "Bert"
-    assert refused(state, Sold("Bert", 0)).message == (
-        "French rules: only the start player Anna can win at 0, not Bert (R8)")
+    assert refused(state, Sold("Bert", 0)).message == (  # not "only Anna can win at 0"
+        "French rules: only the start player may open at 0, and Anna does not open this "
+        "auction, so Bert can win only above 0 (R8)")
 
 
 def test_R9_R7_french_a_start_player_who_exchanged_still_gets_a_free_lot():

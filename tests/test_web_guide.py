@@ -195,13 +195,14 @@ def test_a_live_auction_tells_whose_turn_it_is_and_what_they_may_bid(app, host, 
 
     assert bid(host, game.token, 2).status_code == 303
     turn = "It is Bert's turn: bid more than 2 or drop out (R3)."
-    bert = ANY_AMOUNT[edition].replace("You", "Bert").replace("you", "they")
-    assert game.table() == f"What happens now: {turn} {bert}"
+    above = "You may bid any amount above 2 that you can pay (R3)."  # not from 0 or 1 now
+    assert game.table() == ("What happens now: "
+                            f"{turn} Bert may bid any amount above 2 that they can pay (R3).")
     assert game.phone("Bert") == ("What happens now: It is your turn: bid more than 2 or drop "
-                                  f"out (R3). {ANY_AMOUNT[edition]}")
+                                  f"out (R3). {above}")
     assert game.phone("Bert", "fr").startswith(
         "Et maintenant : C'est à vous : enchérissez plus de 2 ou passez (R3).")
-    assert game.phone("Anna") == f"What happens now: {turn} {ANY_AMOUNT['en']}"
+    assert game.phone("Anna") == f"What happens now: {turn} {above}"
     assert game.phone("Anna", "fr").startswith(
         "Et maintenant : C'est à Bert d'enchérir plus de 2 ou de passer (R3).")
 

@@ -234,8 +234,8 @@ def test_R8_french_rules_a_phone_opening_for_an_excluded_start_player_cannot_bid
     token = live_game(host, edition="fr")
     act(host, token, "overbid", "Anna", None)
     warning = host.get(f"/g/{token}/bid-check?amount=0")
-    assert ("French rules: only the start player Anna can win at 0, not Bert (R8)."
-            in alerts(warning))
+    assert ("French rules: only the start player may open at 0, and Anna does not open this "
+            "auction, so Bert can win only above 0 (R8)." in alerts(warning))
     before = stored(app, token)
     response = bid(host, token, 0)
     assert response.status_code == 422 and stored(app, token) == before

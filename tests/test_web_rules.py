@@ -134,7 +134,7 @@ def test_a_button_s_label_keeps_its_rule_as_plain_text(host):
     for step in [("bid", {"amount": "0"}), ("pass", {}), ("pass", {})]:
         assert act(host, token, step[0], **step[1]).status_code == 303
     page = body(host.get(f"/g/{token}"))
-    undo = re.search(r"<button>Undo: (.*?)</button>", page, re.S).group(1)
+    undo = re.search(r'aria-label="Undo: (.*?)"', page, re.S).group(1)  # its whole name
     assert undo == "Anna opened at 0 and nobody raised: the lot goes free (R9)"
 
 
@@ -309,3 +309,21 @@ def test_every_reference_on_the_rules_page_is_kept_together(phone, language):
     page = body(phone.get("/rules?edition=fr", headers={"Accept-Language": language}))
     assert page.count('<span class="rule-ref">') > 20
     assert loose_references(page) == []
+
+
+# R1 and R11 (RULES.md): a reveal after which no real deck holds every card seen is refused.
+MISREAD = {
+    "en": ("A reveal after which no real deck holds every card seen is refused: one of its "
+           "cards was misread.",
+           "a reveal that no real deck allows, one of its cards misread (R1);"),
+    "fr": ("Une révélation après laquelle aucun vrai paquet ne contient toutes les cartes vues "
+           "est refusée : l’une de ses cartes a été mal lue.",
+           "une révélation qu’aucun vrai paquet ne permet, l’une de ses cartes mal lue (R1) ;"),
+}
+
+
+@pytest.mark.parametrize("language", MISREAD)
+def test_the_rules_page_says_a_misread_card_no_real_deck_allows_is_refused(phone, language):
+    told = sections(phone.get("/rules", headers={"Accept-Language": language}))
+    set_up, refused = MISREAD[language]
+    assert set_up in told["R1"] and refused in told["R11"]

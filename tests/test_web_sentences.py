@@ -1,9 +1,13 @@
 """Sentences the screens said that the rules did not bear out, found by review agents
 against RULES.md: what a phone says it can bid (R3, R5, R9), an overbid before the reveal
 (R5, R6), a French win at 0 (R8), a free lot (R9) and a penalty (R4) undone."""
+import re
+
+import pytest
+
 from companion.rules.events import Bid, Free, Pass, Sold
 from tests.helpers import overbid, reveal
-from tests.web_helpers import act, imported, join, phone_client, text, undo
+from tests.web_helpers import act, alerts, body, imported, join, phone_client, text, undo
 from tests.web_helpers import app, host  # noqa: F401 (fixtures)
 
 
@@ -105,3 +109,94 @@ def test_R9_a_card_drawn_before_the_start_player_takes_a_0_says_the_new_floor(ap
     act(host, token, "reveal", "red 0", "blue 5")
     act(host, token, "sold", "Anna", 3)
     assert "Bert no cards May bid any amount above 1" in text(host.get(f"/g/{token}"))
+
+
+# --- the French edition's opening, in the table's words (R8.6, R9) -------------------
+
+def in_french(app):
+    """The host's device reading the French interface."""
+    client = app.test_client()
+    client.set_cookie("lang", "fr")
+    return client
+
+
+def free_button(page) -> str | None:
+    """The free lot's button on the table, as read; None when it is not offered."""
+    found = re.search(r'<form[^>]*class="action action-free".*?</form>', body(page), re.S)
+    return found and text(found.group(0))
+
+
+# The French edition's free lot: the start player opened at 0 and nobody raised (R9).
+OPENED_AT_0 = {"en": "The start player opened at 0 and nobody raised: the lot goes free (R9)",
+               "fr": "Le premier joueur a ouvert à 0 et personne n'a surenchéri : le lot est "
+                     "gratuit (R9)"}
+NOBODY_BID = {"en": "Nobody bid: the start player takes the lot",
+              "fr": "Personne n'enchérit : le premier joueur prend le lot"}
+
+
+def test_R9_the_free_lot_button_says_what_makes_a_lot_free_in_each_edition(app, host):
+    """English rules: nobody bid. French rules the start player must open: the lot goes
+    free when they open at 0 and nobody raises; when they hold a 0 it cannot go free (no
+    button); when they do not open (excluded, R5), nobody bid."""
+    french = in_french(app)
+    english_rules = imported(host, reveal("red 1 blue 5"))
+    assert free_button(host.get(f"/g/{english_rules}")) == NOBODY_BID["en"]
+    assert free_button(french.get(f"/g/{english_rules}")) == NOBODY_BID["fr"]
+    opens = imported(host, reveal("red 1 blue 5"), edition="fr")
+    assert free_button(host.get(f"/g/{opens}")) == OPENED_AT_0["en"]
+    assert free_button(french.get(f"/g/{opens}")) == OPENED_AT_0["fr"]
+    holds_0 = imported(host, reveal("red 0 blue 5"), Free(), reveal("green 2 blue 6"),
+                       edition="fr")
+    assert free_button(host.get(f"/g/{holds_0}")) is None
+    excluded = imported(host, reveal("red 0 blue 5"), Free(), reveal("green 2 blue 6"),
+                        overbid("Anna", "blue 5"), edition="fr")
+    assert free_button(french.get(f"/g/{excluded}")) == NOBODY_BID["fr"]
+
+
+# A sale to Bert at 0, French rules, refused: by Anna's opening when she holds a 0 (R9), and
+# not as "only Anna can win at 0" when she does not open this auction (R5, R8).
+AT_0 = {
+    "holds a 0": {
+        "en": "French rules: the start player Anna must open at 1 or more, so Bert can win "
+              "only above 1, not at 0 (R9).",
+        "fr": "Règles françaises : le premier joueur, Anna, doit ouvrir à 1 ou plus, donc "
+              "Bert ne peut remporter l'enchère qu'au-dessus de 1, pas à 0 (R9)."},
+    "excluded": {
+        "en": "French rules: only the start player may open at 0, and Anna does not open "
+              "this auction, so Bert can win only above 0 (R8).",
+        "fr": "Règles françaises : seul le premier joueur peut ouvrir à 0, et Anna n'ouvre "
+              "pas cette enchère, donc Bert ne peut la remporter qu'au-dessus de 0 (R8)."},
+}
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("case", AT_0)
+def test_R8_R9_a_french_sale_at_0_is_refused_in_words_the_help_bears_out(app, host, case,
+                                                                         language):
+    excluded = (overbid("Anna", "blue 5"),) if case == "excluded" else ()
+    token = imported(host, reveal("red 0 blue 5"), Free(), reveal("green 2 blue 6"),
+                     *excluded, edition="fr")
+    client = in_french(app) if language == "fr" else host
+    assert alerts(act(client, token, "sold", "Bert", 0)) == [AT_0[case][language]]
+
+
+def part(page, css_class: str) -> str:
+    """The text of the page's first element of that class."""
+    return text(re.search(rf'<(\w+) class="{css_class}".*?</\1>', body(page), re.S).group(0))
+
+
+@pytest.mark.parametrize("language, help, turn", [
+    ("en", "Claus may bid any amount above 3 that they can pay (R3).",
+     "Claus's turn · May bid any amount above 3"),
+    ("fr", "Claus peut miser n'importe quelle somme au-dessus de 3, dans la limite de sa "
+           "bourse (R3).", "À Claus de jouer · Peut miser toute somme au-dessus de 3")])
+def test_R3_R9_a_live_auction_says_the_bid_to_beat_not_the_opening(app, host, language, help,
+                                                                   turn):
+    """French rules, live: Anna holds a 0 and opens at 1; Bert raises to 3. The help said
+    Claus may bid "above 1", the auction's turn "any amount": above 3 now."""
+    token = imported(host, reveal("red 0 yellow 5"), Bid("Anna", 0), Pass("Bert"),
+                     Pass("Claus"), Free(), reveal("red 1 yellow 6"), Bid("Anna", 1),
+                     Bid("Bert", 3), live=True, edition="fr")  # the first game: help on
+    page = (in_french(app) if language == "fr" else host).get(f"/g/{token}")
+    assert part(page, "guide").endswith(help)
+    assert part(page, "turn") == turn

@@ -1,4 +1,4 @@
-"""Which bids a player may make (R3, R5, R7, R9)."""
+"""Which bids a player may make (R3, R5, R7, R8, R9)."""
 from .cards import Card, number_of
 from .refusal import Refusal
 
@@ -40,10 +40,9 @@ def lowest_raise(state, seat: int, high: int | None) -> int | None:
 
 def lowest_allowed(state, seat: int) -> int | None:
     """The lowest amount the player may bid in the lot's auction now and can pay (R3, R5):
-    above the bid to beat and, French rules, above the start player's opening (R9); None
-    when there is none: they can bid nothing."""
-    bars = [bar for bar in (state.auction.high, outbid_floor(state, seat)) if bar is not None]
-    lowest = lowest_raise(state, seat, max(bars, default=None))
+    above the bid to beat and, French rules, above the lot's floor (R8.6, R9); None when
+    there is none: they can bid nothing."""
+    lowest = lowest_raise(state, seat, bid_floor(state, seat))
     return lowest if lowest is not None and lowest <= state.coins[seat] else None
 
 
@@ -90,6 +89,34 @@ def lot_floor(state, seat: int) -> int | None:
     return floor if floor else 0 if zero_barred(state, seat) else None
 
 
+def bid_floor(state, seat: int) -> int | None:
+    """The amount `seat` must bid above in the lot's auction now: the bid to beat of a live
+    auction (R3), or the lot's floor where it is higher (R8.6, R9); None when any goes."""
+    high = state.auction.high if state.auction is not None else None
+    return max((bar for bar in (high, lot_floor(state, seat)) if bar is not None), default=None)
+
+
+def floor_problem(state, seat: int, amount: int) -> Refusal | None:
+    """Refusal if `amount` is not above the lot's floor for `seat` (French rules): the
+    start player's opening, when they hold a 0 (R9); else 0, theirs alone (R8.6), which a
+    start player who does not open this auction (excluded, R5, R7, or with no legal bid,
+    R9) leaves to nobody."""
+    floor = lot_floor(state, seat)
+    if floor is None or amount > floor:
+        return None
+    names = dict(start=state.start_player, player=state.players[seat], price=amount)
+    if floor:
+        return Refusal("R9", "French rules: the start player {start} must open at {opening} or "
+                             "more, so {player} can win only above {opening}, not at {price}",
+                       opening=floor, **names)
+    if french_opening(state) is None:
+        return Refusal("R8", "French rules: only the start player may open at 0, and {start} "
+                             "does not open this auction, so {player} can win only above 0",
+                       **names)
+    return Refusal("R8", "French rules: only the start player {start} can win at 0, not "
+                         "{player}", **names)
+
+
 def digit_problem(name: str, hand, amount: int) -> Refusal | None:
     """Refusal if the bid ends in a digit the player holds (R3)."""
     digit = amount % 10
@@ -113,10 +140,7 @@ def bid_problems(state, name: str, amount: int, high_bid: int | None = None) -> 
     An empty list means the bid is allowed. `high_bid` is the bid to beat, if any.
     """
     seat = state.setup.seat(name)
-    problems = []
-    if amount == 0 and zero_barred(state, seat):
-        problems.append(Refusal("R8", "French rules: only the start player {start} can win at 0, "
-                                      "not {player}", start=state.start_player, player=name))
+    problems = [floor_problem(state, seat, amount)]
     if seat in state.excluded:
         problems.append(Refusal("R5/R7", "{player} is excluded from this round's auction",
                                 player=name))

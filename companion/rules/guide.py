@@ -4,8 +4,8 @@ first-timers (R2-R10), on the table screen (no seat) or a player's phone (their 
 Every rule is asked of the core (`bidding`, `state`, and `legality` for what someone may
 do: the very event tried on the state); only the words are chosen here.
 """
-from .bidding import (forbidden_digits, french_opening, lowest_allowed, lowest_bid,
-                      outbid_floor, zero_barred)
+from .bidding import (bid_floor, forbidden_digits, french_opening, lot_floor, lowest_allowed,
+                      lowest_bid, outbid_floor)
 from .events import Exchange, Free, SideSale, Sold
 from .legality import allowed
 from .phrase import N_, Either, Phrase
@@ -198,7 +198,8 @@ def _nothing(state: GameState, seat: int, turn: bool) -> Phrase:
 
 
 # What a player may not bid in the lot's auction, by (said to them, digits they hold, what
-# the French rules bar besides: 0, or every amount up to the start player's opening).
+# is barred besides: 0 or every amount up to the start player's opening, French rules, or
+# up to a live auction's bid to beat once it is above those).
 _ENDINGS = {
     (True, True, None): N_("You may not bid amounts ending in {endings} (R3)."),
     (True, True, "zero"): N_("You may not bid 0, nor amounts ending in {endings} (R3)."),
@@ -215,6 +216,13 @@ _ENDINGS = {
     (False, False, "zero"): N_("{player} may bid any amount from 1 that they can pay (R8)."),
     (False, False, "opening"): N_("{player} may bid any amount above {floor} that they can "
                                   "pay (R9)."),
+    (True, True, "high"): N_("You may bid only more than {floor}, and no amount ending in "
+                             "{endings} (R3)."),
+    (True, False, "high"): N_("You may bid any amount above {floor} that you can pay (R3)."),
+    (False, True, "high"): N_("{player} may bid only more than {floor}, and no amount ending "
+                              "in {endings} (R3)."),
+    (False, False, "high"): N_("{player} may bid any amount above {floor} that they can pay "
+                               "(R3)."),
 }
 
 
@@ -229,10 +237,12 @@ def _endings(state: GameState, seat: int, yours: bool) -> Phrase:
     if yours and lowest_allowed(state, seat) is None:  # the table may not learn it (R12)
         return _nothing(state, seat, False)
     digits = sorted(forbidden_digits(state.hands[seat]))
-    floor = outbid_floor(state, seat)
-    if floor:
+    floor = bid_floor(state, seat)
+    if floor is not None and floor != lot_floor(state, seat):
+        barred = "high"
+    elif floor:
         barred = "opening"
-    elif zero_barred(state, seat) and 0 not in digits:
+    elif floor == 0 and 0 not in digits:
         barred = "zero"
     else:
         barred = None

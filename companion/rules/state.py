@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from .auction import Auction, after_bid, after_pass, open_auction
 from .bidding import (bid_problems, digit_problem, forbidden_digits, french_opening,
-                      money_problem, outbid_floor)
+                      money_problem)
 from .cards import FAMILY_SIZE, LOT_SIZE, NUMBER_COPIES, NUMBERS, ROUNDS, Card
 from .events import Bid, Exchange, Free, Overbid, Pass, Penalty, Reveal, SideSale, Sold
 from .phrase import N_, Family, Names, Phrase
@@ -191,13 +191,15 @@ def penalty_paid(before: GameState, after: GameState) -> bool:
 def next_actions(state: GameState) -> frozenset[str]:
     """The kinds of event the round is at (each is still checked when made): before the
     reveal, the reveal and the round-start variants (R6, R7); after it, the auction's
-    events (R3-R5, R8, R9); a penalty and an overbid wherever an auction can run, a side
-    sale's included (R4, R5)."""
+    events (R3-R5, R8), and the free lot unless a French start player must open above 0
+    (R9); a penalty and an overbid wherever an auction can run, a side sale's included
+    (R4, R5)."""
     if state.finished:
         return frozenset()
     if state.lot:
         live = {"bid", "pass"} if state.auction.outcome()[0] == "open" else set()
-        return frozenset({"sold", "free", "overbid", "penalty", *live})
+        free = set() if _free_barred(state) else {"free"}
+        return frozenset({"sold", "overbid", "penalty", *free, *live})
     return frozenset({"reveal"}
                      | ({"side_sale", "penalty", "overbid"} if state.setup.side_sales else set())
                      | ({"exchange"} if state.setup.exchange else set()))
@@ -211,7 +213,6 @@ def _sold(state: GameState, event: Sold) -> GameState:
     problems = bid_problems(state, event.winner, event.price)
     if problems:
         raise problems[0]
-    _check_outbid_opening(state, seat, event.price)
     _check_auction_ended(state, ("sold", seat, event.price))
     if _free_at_zero(state, event.price):
         return _free(state, None)
@@ -220,17 +221,6 @@ def _sold(state: GameState, event: Sold) -> GameState:
     coins = _with_coins(state.coins, {**gains, seat: -sale.price})  # never a receiver (R8)
     return _end_round(state, seat, {"coins": coins, "pot": sale.remainder, "start": seat,
                                     "last_sale": sale})
-
-
-def _check_outbid_opening(state: GameState, seat: int, price: int) -> None:
-    """French rules: anyone but the start player bound to open buys the lot only by
-    outbidding their lowest opening (R9)."""
-    opening = outbid_floor(state, seat)
-    if opening is not None and price <= opening:
-        raise Refusal("R9", "French rules: the start player {start} must open at {opening} or "
-                            "more, so {player} can win only above {opening}, not at {price}",
-                      start=state.start_player, opening=opening, player=state.players[seat],
-                      price=price)
 
 
 def sale_preview(state: GameState, winner: str, price: int) -> Settlement | None:
@@ -249,18 +239,21 @@ def _free(state: GameState, event: Free | None) -> GameState:
         raise _too_soon(state, N_("'nobody bid'"))
     if event is not None:
         _check_auction_ended(state, ("free", None, None))
-        _check_may_go_free(state)
+        barred = _free_barred(state)
+        if barred:
+            raise barred
     return _end_round(state, state.start, {})
 
 
-def _check_may_go_free(state: GameState) -> None:
+def _free_barred(state: GameState) -> Refusal | None:
     """French rules: a start player bound to open above 0 (they hold a 0) buys the lot
     at that amount if nobody raises, so it cannot go free (R9)."""
     opening = french_opening(state)
-    if opening:
-        raise Refusal("R9", "French rules: the start player {start} holds a 0, so must open at "
-                            "{opening} or more and buys the lot if nobody raises: it cannot "
-                            "go free", start=state.start_player, opening=opening)
+    if not opening:
+        return None
+    return Refusal("R9", "French rules: the start player {start} holds a 0, so must open at "
+                         "{opening} or more and buys the lot if nobody raises: it cannot go "
+                         "free", start=state.start_player, opening=opening)
 
 
 def _end_round(state: GameState, taker: int, changes: dict) -> GameState:

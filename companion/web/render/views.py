@@ -3,7 +3,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from companion.rules.bidding import bid_problems, forbidden_digits, lot_floor, lowest_raise
+from companion.rules.bidding import (bid_floor, bid_problems, forbidden_digits, french_opening,
+                                     lot_floor, lowest_raise)
 from companion.rules.cards import NUMBERS, Card
 from companion.rules.events import (EVENT_TYPES, Bid, Exchange, Free, Overbid, Pass, Penalty,
                                     Reveal, SideSale, Sold)
@@ -207,6 +208,16 @@ class ToCome:
                      for index, (family, left) in enumerate(still.families.items()))
 
 
+def free_lot(state) -> Phrase:
+    """The free lot's button, in words true for the edition (R9): French rules, the start
+    player bound to open opened at 0 and nobody raised (bound above 0, the lot cannot go
+    free, and no button shows); else nobody bid."""
+    if french_opening(state) == 0:
+        return Phrase(N_("The start player opened at 0 and nobody raised: the lot goes free "
+                         "(R9)"))
+    return Phrase(N_("Nobody bid: the start player takes the lot"))
+
+
 def table_actions(game: Game) -> frozenset[str]:
     """The actions the table screen offers now: what the game takes, and undo."""
     return actions(game) | ({"undo"} if game.events else set())
@@ -336,7 +347,8 @@ def auction_view(game: Game) -> AuctionView | None:
         turn=names[auction.turn], seat=auction.turn, high=auction.high,
         leader=None if auction.leader is None else names[auction.leader],
         still_in=tuple(names[seat] for seat in auction.active),
-        forbidden=forbidden(game.state.forbidden_digits(names[auction.turn])),
+        forbidden=forbidden(game.state.forbidden_digits(names[auction.turn]),
+                            bid_floor(game.state, auction.turn)),
         lowest=lowest_raise(game.state, auction.turn, auction.high),
         may_pass=not must_open(game.state, auction.turn))
 

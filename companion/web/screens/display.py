@@ -33,4 +33,5 @@ def _live(game):
 def _context(game) -> dict:
     return dict(**views.status(game), players=views.players(game), body_class="tv",
                 auction=views.auction_view(game), **joining(game),
-                seats_open=views.seats_open(game), to_come=views.ToCome(game))
+                seats_open=views.seats_open(game), to_come=views.ToCome(game),
+                guide=views.guide(game))

@@ -206,6 +206,7 @@ def _edit_page(game, index, values, message=None):
                            kinds=views.kinds_at(game, index),
                            grid=views.reveal_grid(game, before),
                            held=views.held_cards(game, before),
+                           free_lot=views.free_lot(before),
                            error=message and {"action": values.get("action") or event.kind,
                                               "message": message})
 
@@ -301,6 +302,7 @@ def _context(game, error=None, note=None, values=None) -> dict:
     return dict(**views.status(game), **access(game), **joining(game),
                 players=views.players(game),
                 grid=None if state.lot else views.reveal_grid(game, state), held=held,
+                free_lot=views.free_lot(state),
                 to_come=views.ToCome(game), seats_open=views.seats_open(game),
                 error=error, note=note, values=values or {},
                 auction=auction, actions=views.table_actions(game),
