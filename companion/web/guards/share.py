@@ -12,7 +12,7 @@ pace (pace.py)."""
 import threading
 import time
 
-from flask import abort, current_app, g, request
+from flask import abort, current_app, g, request, session
 
 from companion.rules.phrase import N_, Phrase
 from companion.store.games import Damaged
@@ -81,9 +81,15 @@ def _share() -> None:
 
 def _plays() -> bool:
     """Whether this device plays the game the request names: it hosts it, or holds a seat
-    (a game whose log no longer replays is left to its route: it draws nothing)."""
+    (the game is read only if its session took one; a game whose log no longer replays is
+    left to its route: it draws nothing)."""
+    token = request.view_args["token"]
+    if is_host():
+        return True
+    if token not in session.get("seats", {}):
+        return False
     try:
-        return is_host() or seat_of(game_or_404(request.view_args["token"])) is not None
+        return seat_of(game_or_404(token)) is not None
     except Damaged:
         return True
 
