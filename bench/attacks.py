@@ -267,12 +267,12 @@ def phase_run(phase, seat, server, finished, attacker, attacked, player, served,
     started, cpu = time.monotonic(), cpu_seconds(server.pid)
     attack = None if phase == "quiet" else in_namespace(
         attacker, "--role", phase, "--target", attacked, "--port", str(server.port),
-        "--token", finished if phase == "flood" else server.token,
+        f"--token={finished if phase == 'flood' else server.token}",  # a token may start with -
         "--seconds", str(seconds + 5))
     if attack is not None:
         time.sleep(3)  # the attack under way before the player is timed
     playing = in_namespace(player, "--role", "player", "--target", served,
-                           "--port", str(server.port), "--token", server.token,
+                           "--port", str(server.port), f"--token={server.token}",
                            "--seat", str(seat), "--seconds", str(seconds))
     result = json.loads(playing.communicate()[0])
     held = json.loads(attack.communicate()[0]) if attack is not None else {}
@@ -299,6 +299,7 @@ def role(args) -> None:
         outcome = asyncio.run(trickle(args.target, args.port, args.seconds))
     elif args.role == "flood":
         outcome = asyncio.run(flood(args.target, args.port, args.token, args.seconds))
+        outcome["its CPU s"] = round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1)
     else:
         outcome = asyncio.run(pipeline(args.target, args.port, args.token, args.seconds))
     print(json.dumps(outcome))
