@@ -167,3 +167,45 @@ def test_on_a_hosted_server_the_device_that_started_a_game_is_never_turned_away(
     token = new_game(host)
     assert refused_in_words(stranger(app).get(f"/g/{token}/history"))
     assert host.get(f"/g/{token}/history").status_code == 200
+
+
+class Pauses:
+    """The share's pause, which holds a turned-away answer: here until the test lets it
+    go; the seconds asked for kept."""
+
+    def __init__(self):
+        self.asked, self.go = [], threading.Event()
+        self.entered = threading.Barrier(2, timeout=WAIT)
+
+    def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        self.entered.wait()
+        assert self.go.wait(WAIT)
+
+
+def test_a_turned_away_answer_waits_in_a_thread_no_stream_uses_one_a_network(
+        app, table_devices, clock, monkeypatch):
+    """The budget spent: a stranger's 503 comes after HOLD seconds, in a thread kept for
+    a stream (here one is free); meanwhile another of its network, and a stranger of
+    another network (no thread free), are answered at once, and the table is served."""
+    token, phone, host = table_devices
+    app.config[share.SHARE] = share.Share(share.AT_ONCE, share.EACH, share.PER_SECOND, 0)
+    app.extensions["changes"].held = 1
+    pauses = Pauses()
+    monkeypatch.setattr(share, "pause", pauses)
+    answers = {}
+    held = threading.Thread(target=lambda: answers.update(
+        held=stranger(app, HELD[0]).get(f"/g/{token}/history")))
+    held.start()
+    try:
+        pauses.entered.wait()  # its answer is held
+        for address in (HELD[0], HELD[1]):
+            assert refused_in_words(stranger(app, address).get(f"/g/{token}/record.json"))
+        assert phone.get(f"/g/{token}/history").status_code == 200
+        assert host.get(f"/g/{token}/history").status_code == 200
+        assert "held" not in answers
+    finally:
+        pauses.go.set()
+        held.join(WAIT)
+    assert refused_in_words(answers["held"])
+    assert pauses.asked == [share.HOLD]

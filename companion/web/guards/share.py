@@ -3,12 +3,18 @@ time it is asked for (its history, its record, its QR code), are drawn at once f
 devices that play the game (its seated phones, its host's devices), and for any other
 device within a budget of the process: at most AT_ONCE of them drawn at once, at most
 EACH at once for one network (guards/networks.py), and PER_SECOND a second after a burst
-of BURST. Past it, such a device is answered 503 at once, in words, with Retry-After, and
-nothing is done; so that however many addresses ask for them as fast as they are
-answered, a table's own devices keep their speed (docs/faults.md). The pages kept once
-drawn (the table, TV and score pages: render/rendered.py), live parts, streams, joining
-and changes are not counted here: a stream has its own bound (streams.py), a change its
-pace (pace.py)."""
+of BURST. Past it, such a device is answered 503 in words, with Retry-After, and nothing
+is done.
+
+That answer waits HOLD seconds first, in a thread the process keeps for a stream and that
+no stream uses (streams.py; one answer waiting for a network at a time): a device that
+asks again as soon as it is answered then asks once a HOLD, where answers at once would
+have it ask hundreds of times a second, each answer taking the server's time from the
+tables. Where no such thread is free, the answer goes at once. So however many addresses
+ask for these pages as fast as they are answered, a table's own devices keep their speed
+(docs/faults.md). The pages kept once drawn (the table, TV and score pages:
+render/rendered.py), live parts, streams, joining and changes are not counted here: a
+stream has its own bound (streams.py), a change its pace (pace.py)."""
 import threading
 import time
 
@@ -23,9 +29,10 @@ from .roles import is_host, seat_of
 EXPENSIVE = frozenset({"table.history", "table.export", "table.qr"})
 AT_ONCE, EACH = 2, 1  # drawn at once for devices not playing their game: in all, a network's
 PER_SECOND, BURST = 10.0, 10  # pages drawn for them: a second, and at once after a pause
-RETRY_AFTER = 2  # seconds, said to a device turned away
+HOLD = 1.0  # seconds a device turned away waits for its answer
+RETRY_AFTER = 2  # seconds, said in that answer
 SHARE = "SHARE"  # the app's config: its Share, or None for no bound (the tests')
-clock = time.monotonic
+clock, pause = time.monotonic, time.sleep
 BUSY = Phrase(N_("The server is busy with the tables playing on it: try again in a few "
                  "seconds. Nothing was changed."))
 
@@ -33,13 +40,14 @@ BUSY = Phrase(N_("The server is busy with the tables playing on it: try again in
 class Share:
     """The expensive pages drawn for devices that do not play their game: at most
     `at_once` at a time, `each` for one network, `per_second` a second after a burst of
-    `burst`."""
+    `burst`; and the networks whose answer waits."""
 
     def __init__(self, at_once: int, each: int, per_second: float, burst: int):
         self.at_once, self.each, self.per_second, self.burst = at_once, each, per_second, burst
         self._lock = threading.Lock()
         self._drawing: dict[str, int] = {}  # by network
         self._tokens, self._since = float(burst), clock()
+        self._waiting: set[str] = set()
 
     def take(self, network: str) -> bool:
         """Whether a page may be drawn now for `network` (then counted until given back)."""
@@ -60,6 +68,18 @@ class Share:
             if not self._drawing[network]:
                 del self._drawing[network]
 
+    def hold(self, network: str, room: int) -> None:
+        """HOLD seconds, if fewer than `room` answers wait and none of `network`'s."""
+        with self._lock:
+            if network in self._waiting or len(self._waiting) >= room:
+                return
+            self._waiting.add(network)
+        try:
+            pause(HOLD)
+        finally:
+            with self._lock:
+                self._waiting.discard(network)
+
 
 def init(app) -> None:
     app.config[SHARE] = Share(AT_ONCE, EACH, PER_SECOND, BURST)
@@ -75,6 +95,8 @@ def _share() -> None:
         return
     network = asking_network()
     if not share.take(network):
+        streams = current_app.extensions["changes"]
+        share.hold(network, streams.held - streams.open)
         abort(503, BUSY, retry_after=RETRY_AFTER)
     g.share_taken = (share, network)
 
