@@ -2,8 +2,10 @@
 and QR code) are drawn for devices that do not play the game within a budget (so many at
 once in all, one at once for a network, so many a second); past it such a device is
 answered 503 in words, with Retry-After, and nothing changes, while the game's seated
-phones and its host are answered as ever. Requests are held open in the history's
-drawing until the test lets them go (no sleeps); the rate's clock is the test's own."""
+phones and its host are answered as ever; that answer waits, where a thread kept for a
+stream is free, one a network. Requests are held open in the history's drawing, and the
+answer's wait, until the test lets them go (no sleeps); the rate's clock is the test's
+own."""
 import threading
 
 import pytest
