@@ -1,10 +1,10 @@
-"""A fair share of the server's time: the pages of a game that cost the most to draw, each
-time it is asked for (its history, its record, its QR code), are drawn at once for the
-devices that play the game (its seated phones, its host's devices), and for any other
-device within a budget of the process: at most AT_ONCE of them drawn at once, at most
-EACH at once for one network (guards/networks.py), and PER_SECOND a second after a burst
-of BURST. Past it, such a device is answered 503 in words, with Retry-After, and nothing
-is done.
+"""A fair share of the server's time: the pages of a game that cost the most to draw (its
+history and record, drawn each time they are asked for, and its QR code, drawn once for
+each link: render/qr.py) are drawn at once for the devices that play the game (its seated
+phones, its host's devices), and for any other device within a budget of the process: at
+most AT_ONCE of them drawn at once, at most EACH at once for one network
+(guards/networks.py), and PER_SECOND a second after a burst of BURST. Past it, such a
+device is answered 503 in words, with Retry-After, and nothing is done.
 
 That answer waits HOLD seconds first, in a thread the process keeps for a stream and that
 no stream uses (streams.py; one answer waiting for a network at a time): a device that
