@@ -24,6 +24,7 @@ from companion.rules.cards import DEFAULT_FAMILIES
 from companion.rules.record import dump_record
 from companion.web import create_app
 from companion.web.guards.pace import PACE
+from companion.web.guards.share import SHARE
 from tests.helpers import setup
 
 PLAYERS = ("Anna", "Bert", "Claus")
@@ -106,6 +107,9 @@ def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, str
     # These tests post a game's worth of changes from one phone in milliseconds, where a
     # table takes an evening: the pace of changes is tests/test_web_pace.py's to check.
     app.config[PACE] = None
+    # Nor are they strangers asking for expensive pages faster than the server's budget
+    # for them: the budget is tests/test_web_share.py's to check.
+    app.config[SHARE] = None
     if not streams:
         app.extensions["changes"].held = 0
     app.jinja_env.bytecode_cache = TEMPLATES

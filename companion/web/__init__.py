@@ -2,7 +2,7 @@
 from datetime import timedelta
 from pathlib import Path
 
-from flask import Flask, Response, g, render_template, request
+from flask import Flask, Response, g, make_response, render_template, request
 from flask.globals import request_ctx
 from flask_babel import gettext
 
@@ -16,7 +16,7 @@ from companion.store import open_store
 from companion.web.guards.sessions import Sessions
 from companion.web.render.assets import assets
 from . import pages, streams
-from .guards import limits, pace, roles, security
+from .guards import limits, pace, roles, security, share
 from .guards import proxy as proxy_guard
 from .render import compress, drawn, i18n, rendered
 from .screens import (display, host, hosting, operator, phones, player, rulebook, settings,
@@ -68,6 +68,7 @@ def create_app(data_dir, addresses=(), names=(), database=None, proxy=None,
     pace.init(app)
     pages.init(app)
     roles.init(app)
+    share.init(app)
     security.init(app)
     i18n.init(app)
     rulebook.init(app)
@@ -113,10 +114,11 @@ def _error_pages(app: Flask) -> None:
                      "again."),
              413: N_("That file is too large for a game record."),
              429: N_("This device sends too much: wait a few seconds, then try again."),
-             500: N_("Something went wrong on the server; nothing was changed. Try again.")}
+             500: N_("Something went wrong on the server; nothing was changed. Try again."),
+             503: N_("The server is busy: try again in a few seconds.")}
     for code, text in texts.items():
-        app.register_error_handler(code, lambda error, code=code, text=text: _error_page(
-            code, _words(getattr(error, "description", None), text)))
+        app.register_error_handler(code, lambda error, code=code, text=text: _retry_after(
+            error, _error_page(code, _words(getattr(error, "description", None), text))))
     app.register_error_handler(StorageFault, _storage_fault)
     app.register_error_handler(Damaged, lambda damaged: _error_page(409, i18n.say_sentence(Phrase(
         N_("This game's log is damaged and no longer replays: {reason}. The host can export "
@@ -129,6 +131,14 @@ def _storage_fault(fault: StorageFault):
     g.setdefault("grant", None)
     g.store_down = True
     return _error_page(503, i18n.say_sentence(fault.text))
+
+
+def _retry_after(error, page):
+    """The error page, saying when to try again if the error does (its Retry-After)."""
+    response = make_response(page)
+    if getattr(error, "retry_after", None) is not None:
+        response.headers["Retry-After"] = dict(error.get_headers())["Retry-After"]
+    return response
 
 
 def _words(description, text: str) -> str:

@@ -1,6 +1,7 @@
 """QR codes of a game's link: SVG for screens, text for the terminal; each with the quiet
 zone the QR standard asks for (4 modules), which scanners need to find the code."""
 import os
+from functools import lru_cache
 
 import qrcode
 import qrcode.image.svg
@@ -8,6 +9,7 @@ import qrcode.image.svg
 QUIET_ZONE = 4  # modules of light margin around the code
 
 
+@lru_cache(maxsize=256)  # a game's join link, drawn once for all its screens
 def qr_svg(url: str) -> bytes:
     """An SVG QR code (no Pillow needed)."""
     image = qrcode.make(url, image_factory=qrcode.image.svg.SvgPathImage, border=QUIET_ZONE)
