@@ -10,8 +10,9 @@ import pytest
 from companion.web import create_app
 from companion.web.guards import pace
 from companion.web.guards.pace import DEVICE_PACE, NETWORK_PACE, PACE
-from tests.web_helpers import (GAME, PLAYERS, CheckedClient, act, copy_session, csrf_headers,
-                               join, new_game, phone_client, play, snapshot, submit, text)
+from tests.web_helpers import (GAME, PLAYERS, CheckedClient, Clock, act, copy_session,
+                               csrf_headers, join, new_game, phone_client, play, snapshot,
+                               submit, text)
 
 RATE, BURST = DEVICE_PACE
 TOO_FAST = ("This device sends changes faster than a table plays: try again in a few "
@@ -21,19 +22,9 @@ NETWORK_TOO_FAST = ("The devices of this network send changes faster than ten ta
 CAFE = "198.51.100.20"  # the café's one public address (RFC 5737)
 
 
-class Clock:
-    """The time the pace is counted at, moved on by the test."""
-
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    moved = Clock()
+    moved = Clock(1_000_000.0)
     monkeypatch.setattr(pace, "clock", moved)
     return moved
 

@@ -13,7 +13,7 @@ from flask import request
 
 from companion.web.guards import share
 from companion.web.screens import table
-from tests.web_helpers import (GAME, join, make_app, new_game, phone_client, play,
+from tests.web_helpers import (GAME, Clock, join, make_app, new_game, phone_client, play,
                                snapshot, text)
 
 BUSY = ("The server is busy with the tables playing on it: try again in a few seconds. "
@@ -25,19 +25,9 @@ STRANGER, SEATED = "198.51.100.3", "192.168.1.20"
 WAIT = 10  # seconds: a test that fails does not hang
 
 
-class Clock:
-    """The time the budget's rate is counted at, moved on by the test."""
-
-    def __init__(self):
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    moved = Clock()
+    moved = Clock(1_000.0)
     monkeypatch.setattr(share, "clock", moved)
     return moved
 

@@ -123,6 +123,16 @@ def make_app(data_dir, lan_url=None, others=(), database=None, hosted=False, str
     return app
 
 
+class Clock:
+    """A guard's clock (its `clock`, monkeypatched), moved on by the test."""
+
+    def __init__(self, now: float):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def phone_client(app, address=PHONE_ADDRESS):
     """A client seen from the table's Wi-Fi, not from the server itself: a phone."""
     client = app.test_client()
