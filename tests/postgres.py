@@ -64,6 +64,10 @@ class Server:
         made, are kept: making them is the store's, on its first start)."""
         import psycopg
         with psycopg.connect(self.url, autocommit=True) as db:
+            # (a connection an earlier test left open, in a server it started, would hold
+            # the truncation back until it is gone)
+            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
+                       "datname = current_database() AND pid <> pg_backend_pid()")
             if db.execute("SELECT to_regclass('games')").fetchone()[0] is not None:
                 db.execute(f"TRUNCATE {TABLES} RESTART IDENTITY")
         return self.url

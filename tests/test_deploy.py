@@ -1,7 +1,7 @@
 """The operator's path of docs/hosting.md ("Running it"), tried as written: the haproxy
 configuration operators are given (docs/deploy/haproxy.cfg: haproxy's own check, then in
-front of a real server, a device on another address of this machine reaching it over
-HTTPS), the systemd units with their environment file (systemd's own check, and their
+front of a real server, a device on another address of this machine, its end of a
+network namespace's veth pair, reaching it over HTTPS), the systemd units with their environment file (systemd's own check, and their
 command as systemd runs it: a database that cannot be reached fails the start, so that
 systemd tries again), and the backup and restore commands against PostgreSQL."""
 import http.client
@@ -18,9 +18,9 @@ import pytest
 
 from bench import balanced
 from companion.rules.record import dump_record
-from companion.server.network import phone_addresses
 from companion.store import games, open_store
 from tests.helpers import setup
+from tests.browser_helpers import phone_net  # noqa: F401 (a fixture)
 from tests.real_http import RealClient, started, stop
 from tests.web_helpers import new_game, text
 
@@ -52,18 +52,16 @@ def test_the_haproxy_configuration_is_valid_without_a_warning(tmp_path):
 
 
 @pytest.fixture
-def behind_haproxy(tmp_path):
-    """A table server (`--proxy 127.0.0.1`, its public name this machine's address) with a
-    game, behind haproxy on that address: (haproxy, the address, the game's token).
+def behind_haproxy(tmp_path, phone_net):
+    """A table server (`--proxy 127.0.0.1`) with a game, behind haproxy on this machine's
+    end of the namespace's pair (test traffic goes to that address and the loopback
+    only): (haproxy, the address, the game's token).
     haproxy changes to its own user and folder (chroot) as it starts: root only."""
     needs("haproxy")
     needs("openssl")
     if os.geteuid() != 0:
         pytest.skip("haproxy's configuration starts it as root: run the tests as root")
-    found = [address.ip for address in phone_addresses()]
-    if not found:
-        pytest.skip("this machine has no address but the loopback")
-    address = found[0]
+    address = phone_net.host_side  # (this machine's end of the namespace's pair)
     process, local, _ = started([sys.executable, "-m", "companion.cli", "--host",
                                  "127.0.0.1", "--port", "0", "--proxy", "127.0.0.1",
                                  "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
