@@ -40,6 +40,7 @@ WORKERS = 8  # threads for requests, besides one per stream held
 CONNECTIONS = 250  # connections open at once (below select()'s 512 sockets, Windows')
 PROBE_TIMEOUT = 1.0  # seconds to wait for what holds a port taken to answer
 REPLACED_AFTER = 1.0  # seconds before a server process that ended by itself is replaced
+STOPS = {signal.SIGINT, signal.SIGTERM}  # what stops the server (Ctrl+C, a service manager)
 SPARE_FILES = 100  # files a process keeps open besides its connections (database, logs…)
 _TAKEN = {errno.EADDRINUSE, errno.EACCES, 10048, 10013}  # Windows: WSAEADDRINUSE, WSAEACCES
 _FORBIDDEN = {errno.EACCES, 10013}  # not allowed to this user (a port below 1024), or, on
@@ -265,40 +266,46 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
     stopping = []
 
     def start() -> None:
-        child = os.fork()
-        if child == 0:
-            _child(make_app, listening)
-        running.add(child)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # (the child sets its own first)
+        try:
+            child = os.fork()
+            if child == 0:
+                _child(make_app, listening)
+            running.add(child)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
 
     def stop(*_) -> None:
         stopping.append(True)
         for child in running:
             os.kill(child, signal.SIGTERM)
-    signal.signal(signal.SIGTERM, stop)
+    for number in STOPS:
+        signal.signal(number, stop)
     for _ in range(count):
         start()
     while running:
         try:
             running.discard(os.waitpid(-1, 0)[0])
-            if not stopping:
-                time.sleep(REPLACED_AFTER)  # (one that fails at start is not a busy loop)
-                if not stopping:
-                    start()
-        except KeyboardInterrupt:
-            stop()
         except ChildProcessError:  # none left
             break
+        if not stopping:
+            time.sleep(REPLACED_AFTER)  # (one that fails at start is not a busy loop)
+            if not stopping:
+                start()
 
 
 def _child(make_app, listening: list[socket.socket]) -> None:
     """One server process: serve until stopped, then leave without running the parent's
-    clean-up. Stopped while it starts, it ends at once (not with the parent's handlers)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    clean-up. Stopped while it starts (Ctrl+C reaches every process of the server), it
+    ends at once, without a word: waitress's handlers are its own only once it serves."""
+    for number in STOPS:
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     code = 0
     try:
         app = make_app()
         waitress_serve(app, sockets=listening, **waitress_options(app))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # (waitress_serve's stop)
         pass
     except BaseException:  # noqa: BLE001 (said on the console, then the process ends)
         logging.exception("a server process stopped")
