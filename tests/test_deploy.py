@@ -20,7 +20,6 @@ from bench import balanced
 from companion.rules.record import dump_record
 from companion.store import games, open_store
 from tests.helpers import setup
-from tests.browser_helpers import phone_net  # noqa: F401 (a fixture)
 from tests.real_http import RealClient, started, stop
 from tests.web_helpers import new_game, text
 
