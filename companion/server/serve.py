@@ -266,8 +266,11 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
     stopping = []
 
     def start() -> None:
+        """One more process, unless the server is stopping (a stop may come between two)."""
         signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # (the child sets its own first)
         try:
+            if stopping:
+                return
             child = os.fork()
             if child == 0:
                 _child(make_app, listening)
@@ -290,8 +293,7 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
             break
         if not stopping:
             time.sleep(REPLACED_AFTER)  # (one that fails at start is not a busy loop)
-            if not stopping:
-                start()
+            start()
 
 
 def _child(make_app, listening: list[socket.socket]) -> None:
