@@ -19,15 +19,16 @@ def test_a_killed_server_loses_nothing_acknowledged_and_applies_nothing_twice(tm
 def test_postgresql_stopped_mid_game_is_said_on_every_page_and_loses_nothing(tmp_path,
                                                                             postgres_server):
     """PostgreSQL stopped a few ms into a write while 2 tables record, then started again:
-    every page and change answers 503 with the sentence meanwhile (no other answer),
-    nothing acknowledged is lost or applied twice, and a change is acknowledged within
-    5 s of its return."""
+    every page answers 503 with the sentence meanwhile, and so does any change the tables
+    send then (the bench fails on any other answer; whether one is sent in that moment is
+    the clock's: a change refused is tests/test_postgres.py's), nothing acknowledged is
+    lost or applied twice, and a change is acknowledged within 5 s of its return."""
     postgres_server.fresh()
     result = faults.run(kills=1, clients=2, data_dir=tmp_path, answers=(1, 4),
                         database=postgres_server)
     (outage,) = result.outages
     assert len(outage.pages) == len(faults.PAGES) and not any(outage.pages.values())
     assert outage.back_within < faults.BACK_WITHIN
-    assert result.tally.acknowledged > 0 and result.tally.unavailable > 0
+    assert result.tally.acknowledged > 0 and not result.tally.errors
     assert (result.tally.lost, result.tally.doubled, result.tally.differing) == (0, 0, 0)
     assert result.failures() == []
