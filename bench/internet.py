@@ -72,7 +72,8 @@ from tests.netns import inside  # noqa: E402
 # The goals (issue 41).
 STARTS_PER_NETWORK = 20  # games one /64 starts in an hour, at most
 KEYS_TRIED = 10  # operator's keys of one /64 compared in an hour, at most
-HOPPED_CHANGES = 40  # changes of one device hopping its /64 for 10 s, at most
+# A device's changes, whatever its addresses: 30 at once, then one a second (40 in 10 s).
+HOPPED_BURST, HOPPED_RATE = 30, 1.0
 # What the clients do.
 IN_TURN, AT_ONCE = 30, 60  # starts from a /64's addresses in turn; from one address at once
 KEY_DEVICES, KEYS_EACH = 50, 10  # 500 wrong keys
@@ -87,6 +88,7 @@ SIZES = {"in turn": IN_TURN, "at once": 1, "keys": KEY_DEVICES, "codes": CODE_DE
          "hopping": HOPS, "other": 2}
 WEAK_KEYS = ("correct-horse", "abcabcabcabcabcabcabcabc")
 WEAK_SAID = f"error: {KEY_VARIABLE} has "
+WEAK_WITHIN = 30  # seconds: a server given a weak key has stopped by then, saying why
 # The words of each limit's refusal (429), by which it is told apart.
 SAID = {"network's starts": "This network has started as many games within the hour",
         "server's starts": "This server has started as many games within the hour",
@@ -109,9 +111,9 @@ def ip(*args: str, batch: str | None = None) -> None:
 
 def added(namespace: str, device: str, addresses: list[str], length: int) -> None:
     """`addresses` (each of a /`length`) added to `device` in `namespace`, in one batch."""
-    extra = ["nodad"] if length > 32 else []
+    usable = " nodad" if length > 32 else ""  # IPv6: no duplicate detection to wait for
     ip("-n", namespace, "-batch", "-", batch="".join(
-        f"address add {one}/{length} dev {device} {' '.join(extra)}\n" for one in addresses))
+        f"address add {one}/{length} dev {device}{usable}\n" for one in addresses))
 
 
 def namespaces(stack: ExitStack) -> dict:
@@ -277,8 +279,7 @@ def hop(device: Device, source: str) -> None:
 class Goals:
     """Each goal's line as it is measured, and whether any was missed."""
 
-    def __init__(self, backend: str):
-        self.backend, self.missed = backend, False
+    missed = False
 
     def tell(self, what: str, figures: str, met: bool) -> None:
         self.missed |= not met
@@ -292,11 +293,15 @@ def tallied(tally: Counter) -> str:
 def weak_keys(goals: Goals, options: list[str]) -> None:
     """The server, given each weak key, exits 1 saying why."""
     for key in WEAK_KEYS:
-        ended = subprocess.run([sys.executable, "-m", "companion.cli", "--hosted", "--host",
-                                "127.0.0.1", "--port", "0", *options], cwd=ROOT, timeout=60,
-                               env={**os.environ, KEY_VARIABLE: key}, capture_output=True,
-                               text=True)
-        line = ended.stderr.strip().splitlines()[-1] if ended.stderr.strip() else ""
+        try:
+            ended = subprocess.run([sys.executable, "-m", "companion.cli", "--hosted",
+                                    "--host", "127.0.0.1", "--port", "0", *options], cwd=ROOT,
+                                   timeout=WEAK_WITHIN, env={**os.environ, KEY_VARIABLE: key},
+                                   capture_output=True, text=True)
+        except subprocess.TimeoutExpired:  # (killed then)
+            goals.tell(f"weak operator's key {key!r}", f"serving after {WEAK_WITHIN} s", False)
+            continue
+        line = (ended.stderr.strip().splitlines() or [""])[-1]
         goals.tell(f"weak operator's key {key!r}", f"exit {ended.returncode}, {line!r}",
                    ended.returncode == 1 and line.startswith(WEAK_SAID))
 
@@ -327,11 +332,11 @@ def one_server(goals: Goals, server: Server, net, a: dict, seconds: float) -> No
                f"{tallied(tally)}; then " + (f"joined and seated in {joined:.0f} ms" if seated
                                             else joined), seated)
     hopped = in_namespace(net, hopping, port, a["hopping"], seconds)
-    changes = hopped["tally"]["303"]
+    changes, most = hopped["tally"]["303"], HOPPED_BURST + HOPPED_RATE * seconds
     goals.tell(f"a device hopping its /64 for {seconds:g} s ({hopped['requests']} requests, "
-               f"from {min(hopped['requests'], HOPS)} addresses)",
+               f"from {min(hopped['requests'], HOPS)} addresses; at most {most:g} changes)",
                f"{changes} changes acknowledged ({tallied(hopped['tally'])})",
-               0 < changes <= HOPPED_CHANGES)
+               0 < changes <= most)
 
 
 def the_cap(goals: Goals, servers: list[Server], nets: list, sources: list[list[str]],
@@ -354,7 +359,7 @@ def the_cap(goals: Goals, servers: list[Server], nets: list, sources: list[list[
 
 def backend_run(backend: str, nets: dict, args, folder: Path) -> bool:
     """Every goal on `backend`: whether one was missed."""
-    goals = Goals(backend)
+    goals = Goals()
     print(f"{backend}:", flush=True)
     since = time.monotonic()
     with database_server() if backend == "postgresql" else nullcontext() as database:
