@@ -81,7 +81,8 @@ class Device:
         """The answer (its body decompressed and decoded), or Failed. `fields` are sent as
         a form (with `files`, {name: (filename, bytes)}, as a multipart form)."""
         body, content_type = _encoded(fields, files or {}) if fields is not None else (b"", None)
-        head = {"Host": f"{self.host}:{self.port}", **BROWSER, **(headers or {})}
+        named = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        head = {"Host": f"{named}:{self.port}", **BROWSER, **(headers or {})}
         if self.cookies:
             head["Cookie"] = self.cookie
         if content_type:
@@ -220,14 +221,21 @@ async def take_seat(phone: Device, token: str, seat: int, timeout: float = TIMEO
     return expect(mine, 200, "the phone's page").body
 
 
+def next_change(page: str) -> tuple[str, dict]:
+    """The table page's reveal (red 0, yellow 5), or its undo once revealed: the action
+    and the fields of its form."""
+    found = {kind: form for form in forms(page) for kind in form.classes}
+    if "action-reveal" in found:
+        return found["action-reveal"].action, {**found["action-reveal"].fields,
+                                               "cards": ["0:0", "1:5"]}
+    return found["undo"].action, found["undo"].fields
+
+
 async def reveal_or_undo(device: "Device", token: str) -> float:
     """A reveal (red 0, yellow 5), or its undo once revealed, through the table page's
     forms: ms its POST took."""
     page = expect(await device.request("GET", f"/g/{token}"), 200, "the table page")
-    found = {kind: form for form in forms(page.body) for kind in form.classes}
-    reveal = "action-reveal" in found
-    form = found["action-reveal" if reveal else "undo"]
-    fields = {**form.fields, "cards": ["0:0", "1:5"]} if reveal else form.fields
+    action, fields = next_change(page.body)
     sent = time.monotonic()
-    expect(await device.request("POST", form.action, fields), 303, "a reveal or an undo")
+    expect(await device.request("POST", action, fields), 303, "a reveal or an undo")
     return (time.monotonic() - sent) * 1000

@@ -242,6 +242,12 @@ def fill(form: Form, rng: random.Random) -> dict[str, list[str]]:
     return fields
 
 
+def new_game_fields(form: Form) -> dict[str, list[str]]:
+    """The fields of the home page's new game form, filled in: PLAYERS seated."""
+    seats = len(form.fields["player"])
+    return {**form.fields, "player": [*PLAYERS, *[""] * (seats - len(PLAYERS))]}
+
+
 def page_version(page: str) -> int | None:
     """The version of the game the table page's forms send back (None: it has no form)."""
     found = re.search(r'name="version" value="(\d+)"', page)
@@ -413,9 +419,8 @@ class Client(threading.Thread):
         """A new game from the home page's form, and its setup (from its record)."""
         home = expect(self.answered("GET", "/")[0], 200, "the home page")
         form = next(form for form in forms(home.body) if form.kind == "new-game")
-        seats = len(form.fields["player"])
-        fields = {**form.fields, "player": [*PLAYERS, *[""] * (seats - len(PLAYERS))]}
-        created = expect(self.answered("POST", form.action, fields)[0], 303, "a new game")
+        created = expect(self.answered("POST", form.action, new_game_fields(form))[0], 303,
+                         "a new game")
         token = created.location.rsplit("/", 1)[1]
         return Game(token, load_setup(self.record(token)))
 
@@ -473,12 +478,15 @@ class Client(threading.Thread):
 # --- the server --------------------------------------------------------------------------
 
 class Server:
-    """`templari-companion` on 127.0.0.1, started again on the same data directory after
-    each kill; what it writes to stderr goes to server.log beside its database. `hosted`:
-    with --hosted (the device that starts a game hosts it)."""
+    """`templari-companion` on 127.0.0.1 (or on `host` and 127.0.0.1), started again on the
+    same data directory after each kill; what it writes to stderr goes to server.log
+    beside its database. `hosted`: with --hosted (the device that starts a game hosts it);
+    `options`: more of the command's options."""
 
-    def __init__(self, data_dir: Path, url: str | None = None, hosted: bool = False):
+    def __init__(self, data_dir: Path, url: str | None = None, hosted: bool = False,
+                 host: str = HOST, options: tuple[str, ...] = ()):
         self.data_dir, self.process, self.url, self.hosted = data_dir, None, url, hosted
+        self.host, self.options = host, options
         self.database = data_dir / "companion.sqlite3"
         with closing(socket.socket()) as probe:
             probe.bind((HOST, 0))
@@ -488,10 +496,10 @@ class Server:
         """Start it and wait until its port answers."""
         with open(self.data_dir / "server.log", "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "companion.cli", "--host", HOST, "--port",
+                [sys.executable, "-m", "companion.cli", "--host", self.host, "--port",
                  str(self.port), *(["--database", self.url] if self.url else
                                    ["--data-dir", str(self.data_dir)]),
-                 *(["--hosted"] if self.hosted else [])],
+                 *(["--hosted"] if self.hosted else []), *self.options],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
         since = time.monotonic()
         while time.monotonic() - since < UP_WITHIN:

@@ -123,21 +123,23 @@ def _ip(*args) -> None:
         raise RuntimeError(f"ip {' '.join(args)}: {result.stderr.strip()}")
 
 
-def free_subnet(networks=PHONE_NETWORKS, stride: int = 1) -> ipaddress.IPv4Network:
-    """A /30 of `networks` that no interface of this machine uses, chosen from this
-    process's id (times `stride`: a benchmark's another than a test run's) so that two
-    runs at once get different ones."""
+def free_subnet(networks=PHONE_NETWORKS, stride: int = 1,
+                length: int = 30) -> ipaddress.IPv4Network:
+    """A subnet of `length` bits (a /30 by default) of `networks` that no interface of this
+    machine uses, chosen from this process's id (times `stride`: a benchmark's another
+    than a test run's) so that two runs at once get different ones."""
     used = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True,
                           text=True, check=True).stdout
     taken = [ipaddress.ip_interface(word).network for word in used.split()
              if re.fullmatch(r"[\d.]+/\d+", word)]
-    count = networks.num_addresses // 4
+    size = 2 ** (32 - length)
+    count = networks.num_addresses // size
     for step in range(count):
         index = (os.getpid() * stride + step) % count
-        subnet = ipaddress.ip_network((int(networks.network_address) + 4 * index, 30))
+        subnet = ipaddress.ip_network((int(networks.network_address) + size * index, length))
         if not any(subnet.overlaps(other) for other in taken):
             return subnet
-    raise RuntimeError(f"no free /30 left in {networks}")
+    raise RuntimeError(f"no free /{length} left in {networks}")
 
 
 @pytest.fixture(scope="session")
@@ -170,9 +172,12 @@ class NamespaceRefused(RuntimeError):
 @contextmanager
 def joined_namespace(namespace: str, outside: str, inside: str, subnet):
     """A network namespace joined to this machine by a veth pair (this machine's end
-    `outside`, the first address of `subnet`; the namespace's end `inside`, the second),
-    both ends and the namespace's loopback up; all of it deleted on leaving."""
-    host_side, phone_side = (str(address) for address in list(subnet.hosts())[:2])
+    `outside`, the first address of `subnet`; the namespace's end `inside`, the second;
+    IPv4 or IPv6, usable at once), both ends and the namespace's loopback up; all of it
+    deleted on leaving."""
+    hosts = subnet.hosts()
+    host_side, phone_side = str(next(hosts)), str(next(hosts))
+    usable = ["nodad"] if subnet.version == 6 else []  # no duplicate detection to wait for
     made = []
     try:
         _ip("netns", "add", namespace)
@@ -180,9 +185,11 @@ def joined_namespace(namespace: str, outside: str, inside: str, subnet):
         _ip("link", "add", outside, "type", "veth", "peer", "name", inside)
         made.append(("link", "delete", outside))  # deletes its peer too, wherever it is
         _ip("link", "set", inside, "netns", namespace)
-        _ip("addr", "add", f"{host_side}/30", "dev", outside)
+        _ip("addr", "add", f"{host_side}/{subnet.prefixlen}", "dev", outside,
+            *usable)
         _ip("link", "set", outside, "up")
-        _ip("-n", namespace, "addr", "add", f"{phone_side}/30", "dev", inside)
+        _ip("-n", namespace, "addr", "add", f"{phone_side}/{subnet.prefixlen}", "dev", inside,
+            *usable)
         _ip("-n", namespace, "link", "set", inside, "up")
         _ip("-n", namespace, "link", "set", "lo", "up")
     except RuntimeError as error:
