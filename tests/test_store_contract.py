@@ -566,19 +566,32 @@ def test_marks_at_once_never_pass_their_limit_however_many_processes_race(opened
     assert by_hand(stores[0], "SELECT COUNT(*) FROM marks")[0][0] == 5
 
 
+def taken(store, key, now, rate=1.0, burst=3) -> bool:
+    return store.take([(key, rate, burst)], now) is None
+
+
 def test_a_bucket_gives_a_burst_then_refills_at_its_rate(store):
     """The pace of a device's changes: a burst, then one a second, full again after a
     pause (and then forgotten)."""
-    takes = [store.take("device", 1.0, 3, now) for now in (0, 0, 0, 0, 0.5, 1.0, 1.2, 2.1)]
+    takes = [taken(store, "device", now) for now in (0, 0, 0, 0, 0.5, 1.0, 1.2, 2.1)]
     assert takes == [True, True, True, False, False, True, False, True]
-    assert [store.take("device", 1.0, 3, 100) for _ in range(4)] == [True, True, True, False]
-    assert store.take("another", 1.0, 3, 100)
+    assert [taken(store, "device", 100) for _ in range(4)] == [True, True, True, False]
+    assert taken(store, "another", 100)
+
+
+def test_buckets_taken_together_are_taken_from_all_or_none(store):
+    """A device's change counts for its network too; refused by its network's ceiling, it
+    costs the device nothing: the first empty bucket is named."""
+    assert taken(store, "network", 0, burst=1)
+    assert store.take([("device", 1.0, 3), ("network", 1.0, 1)], 0) == 1
+    assert [taken(store, "device", 0) for _ in range(4)] == [True, True, True, False]
+    assert store.take([("device", 1.0, 3), ("network", 1.0, 1)], 0) == 0
 
 
 def test_every_process_takes_from_a_device_s_one_bucket(opened):
     first, second = opened(), opened()
-    assert [store.take("device", 1.0, 3, 100) for store in (first, second, first)] == [True] * 3
-    assert not second.take("device", 1.0, 3, 100) and second.take("device", 1.0, 3, 101)
+    assert [taken(store, "device", 100) for store in (first, second, first)] == [True] * 3
+    assert not taken(second, "device", 100) and taken(second, "device", 101)
 
 
 def test_the_use_counts_the_games_and_the_actions_recorded_at_tables(store):
@@ -614,7 +627,7 @@ def test_a_database_that_refuses_writes_changes_nothing_and_says_why(store, monk
         partial(store.renew_secret, "host_key"), partial(store.show_everywhere, "phones", "x"),
         partial(store.keep_summaries, [(token, game.stamp, {})]),
         partial(store.mark_within, "code", "k", 1.0, 60, 5),
-        partial(store.take, "device", 1.0, 3, 0), partial(store.lengthen_codes, 12)]
+        partial(store.take, [("device", 1.0, 3)], 0), partial(store.lengthen_codes, 12)]
     said = importlib.import_module(type(store).__module__).READ_ONLY  # the backend's words
     for write in writes:
         with pytest.raises(StorageFault) as refused:

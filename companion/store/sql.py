@@ -50,6 +50,14 @@ UNREACHABLE = Phrase(N_("The game database cannot be reached; nothing was record
                         "again in a moment."))
 
 
+class _Empty(Exception):
+    """A bucket with no token: the write that took from the others is rolled back."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
 class StorageFault(Exception):
     """The database cannot be used: `text` says why and what to do (a Phrase shown on a
     page while the server runs; plain English printed on the console at start)."""
@@ -402,10 +410,10 @@ class SQLStore:
             db.execute("DELETE FROM events WHERE game_id = ? AND seq >= ? AND seq < ?",
                        (game_id, keep, keep + len(entries) if tail else 2 ** 62))
             self._insert_events(db, game_id, keep, entries)
-            db.execute("UPDATE games SET moves = ? WHERE id = ?",
-                       (None if moves is None else json.dumps(moves), game_id))
             if journal is not None:
                 self._note(db, game_id, journal)
+            db.execute("UPDATE games SET moves = ?, version = version + 1 WHERE id = ?",
+                       (None if moves is None else json.dumps(moves), game_id))
         return stamped[0], stamped[1]
 
     def set_options(self, token: str, options: dict, journal: tuple) -> None:
@@ -448,20 +456,29 @@ class SQLStore:
             db.execute("INSERT INTO marks VALUES (?, ?, ?)", (kind, key, now))
             return 0.0
 
-    def take(self, key: str, rate: float, burst: float, now: float) -> bool:
-        """Whether `key` may do one more now, from a bucket of `burst` tokens that fills at
-        `rate` a second (a token taken if so); the buckets full again are forgotten."""
+    def take(self, buckets, now: float) -> int | None:
+        """A token now from each bucket of `buckets` ((key, rate, burst): `burst` tokens
+        that fill at `rate` a second), all or none, in one write: None if taken, else the
+        index of the first bucket that had none (nothing taken). Buckets full again are
+        forgotten."""
         refill = ("CASE WHEN buckets.tokens + (? - buckets.at) * ? > ? THEN ? "
                   "ELSE buckets.tokens + (? - buckets.at) * ? END")
-        rate, burst = float(rate), float(burst)
-        with self._write() as db:
-            db.execute("DELETE FROM buckets WHERE at < ?", (now - burst / rate,))
-            taken = db.execute(
-                "INSERT INTO buckets VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                f"tokens = {refill} - 1, at = ? WHERE {refill} >= 1 RETURNING tokens",
-                (key, burst - 1, now, now, rate, burst, burst, now, rate, now,
-                 now, rate, burst, burst, now, rate)).fetchone()
-        return taken is not None
+        try:
+            with self._write() as db:
+                db.execute("DELETE FROM buckets WHERE at < ?",
+                           (now - max(burst / rate for _, rate, burst in buckets),))
+                for index, (key, rate, burst) in enumerate(buckets):
+                    rate, burst = float(rate), float(burst)
+                    if db.execute(
+                            "INSERT INTO buckets VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE "
+                            f"SET tokens = {refill} - 1, at = ? WHERE {refill} >= 1 "
+                            "RETURNING tokens",
+                            (key, burst - 1, now, now, rate, burst, burst, now, rate, now,
+                             now, rate, burst, burst, now, rate)).fetchone() is None:
+                        raise _Empty(index)
+        except _Empty as empty:
+            return empty.index
+        return None
 
     def usage(self, now: float) -> dict[str, int]:
         """What an operator reads of the server's use at the time `now`: the games kept,
@@ -573,8 +590,8 @@ class SQLStore:
 
     @contextmanager
     def _change(self, token: str, version: int):
-        """A write transaction on one game's log that bumps its version; the list it yields
-        holds the game's stamp before the change and, once made, after it."""
+        """A write transaction on one game's log, whose version the caller moves on; the
+        list it yields holds the game's stamp before the change and, once made, after it."""
         with self._write(token) as db:
             row = db.execute("SELECT id, version, stamp FROM games WHERE token = ?" + self.LOCK,
                              (token,)).fetchone()
@@ -582,7 +599,6 @@ class SQLStore:
                 raise Conflict(token)
             stamped = [row[2]]
             yield db, row[0], stamped
-            db.execute("UPDATE games SET version = version + 1 WHERE id = ?", (row[0],))
             stamped.append(db.execute("SELECT stamp FROM games WHERE id = ?",
                                       (row[0],)).fetchone()[0])
 

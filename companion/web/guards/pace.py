@@ -38,18 +38,17 @@ def init(app) -> None:
 
 
 def _pace() -> None:
-    """Every form sent (a POST) is a change, or a try at one: counted for its device, then
-    for its network."""
+    """Every form sent (a POST) is a change, or a try at one: counted for its device and
+    its network in one write, for neither if either has had its share."""
     pace = current_app.config[PACE]
     if request.method != "POST" or pace is None or is_owner():
         return
-    secret, store, now = current_app.secret_key.encode(), current_app.config["STORE"], clock()
-    for key, (rate, burst), refusal in (
-            ("device:" + hashed(secret, asking_device()), pace[0], TOO_FAST),
-            ("network:" + hashed(secret, asking_network()), pace[1], NETWORK_TOO_FAST)):
-        try:
-            taken = store.take(key, rate, burst, now)
-        except StorageFault:  # a database that takes no writes: the route says so, or reads
-            return
-        if not taken:
-            abort(429, refusal)
+    secret = current_app.secret_key.encode()
+    buckets = (("device:" + hashed(secret, asking_device()), *pace[0]),
+               ("network:" + hashed(secret, asking_network()), *pace[1]))
+    try:
+        empty = current_app.config["STORE"].take(buckets, clock())
+    except StorageFault:  # a database that takes no writes: the route says so, or reads
+        return
+    if empty is not None:
+        abort(429, (TOO_FAST, NETWORK_TOO_FAST)[empty])
