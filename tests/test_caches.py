@@ -2,11 +2,16 @@
 game read again from the database; a screen kept for one device is what another device
 showing the same gets, with its own CSRF token; several servers on one data directory see
 each other's changes."""
+import threading
+from concurrent.futures import Future
+
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion.rules.record import dump_record
+from companion.store import cache as cache_module
 from companion.store import games
 from companion.web.render.rendered import Parts, Rendered
+from tests.helpers import setup
 from tests.strategies import games as legal_games
 from tests.web_helpers import (FIRST_SALE, GAME, act, find_form, join, make_app, new_game,
                                page_headers, phone_client, play, stamp, text)
@@ -147,3 +152,42 @@ def test_a_kept_form_sends_the_version_of_the_screen_it_is_in(host, game):
     assert find_form(page, "action-sold").fields["version"] == [str(int(before[0]) + 2)]
     assert "version-" not in page.get_data(as_text=True)  # (no stand-in left in the page)
     play(host, game, [("sold", "Bert", 4)])
+
+
+def test_a_game_that_moved_is_read_once_for_the_streams_that_ask_at_once(tmp_path,
+                                                                           monkeypatch):
+    """Four screens of a game another process changed ask for it at the same moment: one
+    read of its log for them all, and each is shown the change."""
+    store = make_app(tmp_path / "data").config["STORE"]
+    token = games.create(store, dump_record(setup(), []), games.Options())
+    waiting, every_one = threading.Condition(), 3
+
+    class Watched(Future):
+        def result(self, timeout=None):
+            with waiting:
+                waiting.waiters_in += 1
+                waiting.notify_all()
+            return super().result(timeout)
+
+    reads = []
+
+    def read(store, token):  # the first read holds on until the others wait for it (a
+        # cache that does not share its reads: each read holds on 5 s, then each is counted)
+        reads.append(token)
+        with waiting:
+            waiting.wait_for(lambda: waiting.waiters_in == every_one, timeout=5)
+        return games.checked(store.game(token))
+
+    waiting.waiters_in = 0
+    monkeypatch.setattr(cache_module, "Future", Watched, raising=False)
+    monkeypatch.setattr(cache_module.games, "load", read)
+    kept, moved = cache_module.GameCache(store), store.stamp(token)
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(kept.game(token, moved)))
+               for _ in range(every_one + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert reads == [token]
+    assert [game.stamp for game in found] == [moved] * 4

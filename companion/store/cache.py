@@ -3,10 +3,12 @@ stamp the database holds, so that a request folds no log it has folded before: a
 folds only its new events onto the state before it (see games.Game.changed).
 
 Several server processes may share a data directory: each keeps its own, and a game
-another one changed has another stamp, so it is read again.
+another one changed has another stamp, so it is read again: once, however many of its
+screens' streams ask for it at the same moment.
 """
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 
 from . import games
 from .sql import SQLStore
@@ -23,6 +25,7 @@ class GameCache:
     def __init__(self, store: SQLStore, size: int = GAMES_KEPT):
         self.store, self.size = store, size
         self._games: OrderedDict[str, games.Game] = OrderedDict()
+        self._reads: dict[str, Future] = {}  # the reads under way, by token
         self._lock = threading.Lock()
 
     def game(self, token: str, stamp: int | None = None) -> games.Game | None:
@@ -42,6 +45,27 @@ class GameCache:
         if kept is not None and (kept.stamp == stamp or not read_now and kept.stamp > stamp):
             self.keep(kept)
             return kept
+        found = self._shared_read(token)
+        return found if found is None or found.stamp >= stamp else self._read(token)
+
+    def _shared_read(self, token: str) -> games.Game | None:
+        """The game read from the store, or the read of it already under way in another
+        thread (which may have begun before the stamp moved: the caller looks)."""
+        with self._lock:
+            under_way = self._reads.get(token)
+            if under_way is None:
+                self._reads[token] = Future()
+        if under_way is not None:
+            return under_way.result()  # (or raises what that read raised)
+        try:
+            found = self._read(token)
+        except BaseException as error:
+            self._reads.pop(token).set_exception(error)
+            raise
+        self._reads.pop(token).set_result(found)
+        return found
+
+    def _read(self, token: str) -> games.Game | None:
         found = games.load(self.store, token)
         if found is not None:
             self.keep(found)
