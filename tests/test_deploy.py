@@ -40,9 +40,9 @@ def needs(program: str, package: str | None = None) -> None:
 def test_the_haproxy_configuration_is_valid_without_a_warning(tmp_path):
     needs("haproxy")
     needs("openssl")
-    certificate = balanced.made_certificate(tmp_path, "127.0.0.1")
+    certificate = balanced.made_certificate(tmp_path, ("127.0.0.1",))
     config = tmp_path / "haproxy.cfg"
-    config.write_text(balanced.haproxy_config("127.0.0.1", (8080, 8443), [8421, 8422],
+    config.write_text(balanced.haproxy_config(("127.0.0.1",), (8080, 8443), [8421, 8422],
                                               certificate))
     checked = subprocess.run(["haproxy", "-dW", "-c", "-f", str(config)],
                              capture_output=True, text=True, check=False)
@@ -66,7 +66,7 @@ def behind_haproxy(tmp_path, phone_net):
                                  "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
     try:
         token = new_game(RealClient(local))  # the server's own device: the host
-        with balanced.haproxy([int(local.rsplit(":", 1)[1])], address) as front:
+        with balanced.haproxy([int(local.rsplit(":", 1)[1])], (address,)) as front:
             yield front, address, token
     finally:
         assert "Traceback" not in stop(process)
