@@ -23,10 +23,12 @@ Phases, each SECONDS long, the player playing throughout (a seated phone: its pa
 5 s, its live part every second, an action every 2 s through the table's forms, a reveal
 then its undo, each request timed from the moment it was due):
 - quiet: no attack;
-- trickle: 4,200 connections, each sending a request's first line then a header line every
-  3 s, never finishing; one the server closes, or refuses, is opened again 1 s later;
-- pipeline: 300 connections, each sending 200 requests for the table page in one write and
-  never reading an answer; each opened again 10 s later;
+- trickle: 4,200 connections from one address, each sending a request's first line then a
+  header line every 3 s, never finishing; one the server closes, or refuses, is opened
+  again 1 s later;
+- pipeline: 300 connections from one address (another), each sending 200 requests for the
+  table page in one write and never reading an answer; each opened again 10 s later (1 s
+  after a refusal);
 - flood: 20 addresses, each asking for the history pages, the score and the record of a
   finished full game (tests/fixtures/full-game-3.json, imported by the host) one after
   another, each as soon as the last is answered, whatever the answer (as fast as GETs are
@@ -34,9 +36,8 @@ then its undo, each request timed from the moment it was due):
 Prints, per phase, the player's p50 / p99 / max by kind, its errors, the CPU of the server
 (hosted: of its processes, haproxy's and PostgreSQL's) and the attacker's, and what the
 attacker got (connections opened, refused, closed by the server; the flood: its answers
-by status); exits 1 if a p99 is at its
-phase's goal or more (300 ms for the flood, 200 ms for the others), or the player saw an
-error.
+by status); exits 1 if a p99 is at its phase's goal or more (300 ms for the flood, 200 ms
+for the others), or the player saw an error.
 """
 import argparse
 import asyncio
@@ -73,9 +74,15 @@ TRICKLERS, TRICKLE_EVERY, REOPEN_AFTER = 4200, 3.0, 1.0
 CONNECT_WITHIN = 10.0  # seconds: a connection not made by then (TLS included) is refused
 PIPELINERS, PIPELINED, PIPELINE_AGAIN = 300, 200, 10.0
 FLOODERS = 20
+# The attacker's addresses: its pair's end holds them all; the flooders' first, then one
+# for each attack from one address (what haproxy keeps of an address, its connections
+# and requests of the last 10 s for 60 s, is then not the next attack's).
+ATTACKERS = [str(address) for address in ipaddress.ip_network(SUBNETS[0]).hosts()][1:]
+SOURCE = {attack: ATTACKERS[FLOODERS + number]
+          for number, attack in enumerate(("trickle", "pipeline"))}
 FLOODED = ("history", "history?page=2", "history?page=3", "score", "record.json")
 FINISHED = ROOT / "tests" / "fixtures" / "full-game-3.json"
-PLAYERS = ["Anna", "Bert", "Claus"]
+PLAYERS = ["Anna", "Bert", "Claus", "Dieter", "Ella"]  # a seat for each phase's phone
 NEW_GAME = json.dumps({"format": "templari-game/1", "edition": "en", "players": PLAYERS,
                        "events": []}).encode()
 PROCESSES = 4  # the hosted server's, by default (two a core of this 2-core machine)
@@ -153,7 +160,8 @@ async def act(phone: Device, token: str, timings: dict) -> None:
 # --- the attacker ---------------------------------------------------------------------
 
 async def trickle(host: str, port: int, seconds: float, tls: ssl.SSLContext | None) -> dict:
-    """TRICKLERS connections sending a header line every TRICKLE_EVERY seconds."""
+    """TRICKLERS connections from one address sending a header line every TRICKLE_EVERY
+    seconds."""
     counts = {"opened": 0, "refused": 0, "closed by the server": 0}
     end = time.monotonic() + seconds
 
@@ -161,8 +169,8 @@ async def trickle(host: str, port: int, seconds: float, tls: ssl.SSLContext | No
         await asyncio.sleep(number / TRICKLERS)  # opened over a second
         while time.monotonic() < end:
             try:
-                reader, writer = await asyncio.wait_for(connection(host, port, tls=tls),
-                                                        CONNECT_WITHIN)
+                reader, writer = await asyncio.wait_for(
+                    connection(host, port, SOURCE["trickle"], tls), CONNECT_WITHIN)
             except OSError:  # timeouts and TLS errors too
                 counts["refused"] += 1
                 await asyncio.sleep(REOPEN_AFTER)
@@ -187,7 +195,8 @@ async def trickle(host: str, port: int, seconds: float, tls: ssl.SSLContext | No
 
 async def pipeline(host: str, port: int, token: str, seconds: float,
                    tls: ssl.SSLContext | None) -> dict:
-    """PIPELINERS connections sending PIPELINED requests each, never reading."""
+    """PIPELINERS connections from one address sending PIPELINED requests each, never
+    reading."""
     request = f"GET /g/{token} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
     counts = {"opened": 0, "refused": 0}
     end = time.monotonic() + seconds
@@ -195,8 +204,8 @@ async def pipeline(host: str, port: int, token: str, seconds: float,
     async def one() -> None:
         while time.monotonic() < end:
             try:
-                _, writer = await asyncio.wait_for(connection(host, port, tls=tls),
-                                                   CONNECT_WITHIN)
+                _, writer = await asyncio.wait_for(
+                    connection(host, port, SOURCE["pipeline"], tls), CONNECT_WITHIN)
             except OSError:  # timeouts and TLS errors too
                 counts["refused"] += 1
                 await asyncio.sleep(REOPEN_AFTER)
@@ -227,8 +236,7 @@ async def flood(host: str, port: int, token: str, seconds: float,
                 status = "failed"
             counts[status] = counts.get(status, 0) + 1
         device.close()
-    flooders = list(ipaddress.ip_network(SUBNETS[0]).hosts())[1:1 + FLOODERS]
-    await asyncio.gather(*(one(str(address)) for address in flooders))
+    await asyncio.gather(*(one(address) for address in ATTACKERS[:FLOODERS]))
     return counts
 
 

@@ -9,6 +9,7 @@ ports of 127.0.0.1 (each as if on a machine of its own).
 
 bench/hosted.py starts the table servers between the two and plays tables against them;
 bench/attacks.py --hosted attacks them from a network namespace."""
+import http.client
 import re
 import shutil
 import socket
@@ -100,11 +101,30 @@ def haproxy(servers: list[int], addresses: tuple[str, ...] = ("127.0.0.1",)):
         try:
             wait_for(https, balancer, "haproxy", address=addresses[0])
             trusted = certificate.with_suffix(".crt")
-            yield Balancer(https, http, balancer.pid,
-                           ssl.create_default_context(cafile=trusted), trusted)
+            tls = ssl.create_default_context(cafile=trusted)
+            _until_passed_on(addresses[0], https, tls)
+            yield Balancer(https, http, balancer.pid, tls, trusted)
         finally:
             balancer.terminate()
             balancer.wait(10)
+
+
+def _until_passed_on(address: str, port: int, tls: ssl.SSLContext,
+                     within: float = 60.0) -> None:
+    """Until haproxy passes a request on to a table server (a static file answered 200):
+    a server whose first health check took too long (a busy machine) gets no request
+    until it answers two, and each request is answered 503 meanwhile."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        front = http.client.HTTPSConnection(address, port, context=tls, timeout=within)
+        try:
+            front.request("GET", "/static/app.js")
+            if front.getresponse().status == 200:
+                return
+        finally:
+            front.close()
+        time.sleep(0.1)
+    raise SystemExit(f"haproxy passed no request on to the table servers within {within:g} s")
 
 
 def haproxy_config(addresses: tuple[str, ...], ports: tuple[int, int], servers: list[int],
