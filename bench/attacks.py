@@ -128,10 +128,15 @@ def in_namespace(name: str, *args: str) -> subprocess.Popen:
 
 async def play(host: str, port: int, token: str, seat: int, seconds: float,
                tls: ssl.SSLContext | None) -> dict:
-    """A phone's requests from `seat` for `seconds`, each timed from when it was due."""
+    """A phone's requests from `seat` for `seconds`, each timed from when it was due (none
+    if it could not take its seat: told as its one error)."""
     phone = Device(port, host=host, tls=tls)
-    await take_seat(phone, token, seat)
-    timings, errors, began = {"page": [], "poll": [], "action": []}, [], time.monotonic()
+    timings = {"page": [], "poll": [], "action": []}
+    try:
+        await take_seat(phone, token, seat)
+    except (Failed, RuntimeError) as error:
+        return {"timings": timings, "errors": [f"taking a seat: {error}"]}
+    errors, began = [], time.monotonic()
     due = {"page": began, "poll": began, "action": began + 0.5}
     every = {"page": 5.0, "poll": 1.0, "action": 2.0}
     while min(due.values()) < began + seconds:
