@@ -28,6 +28,7 @@ DEPLOY = ROOT / "docs" / "deploy"
 UNITS = ("templari-companion.service", "templari-companion@.service")
 INSTALLED = "/opt/templari/.venv/bin/templari-companion"  # where the units run it from
 CAP = 500  # connections one network holds at once through haproxy (haproxy.cfg)
+RATE = 1000  # requests one network sends in 10 s through haproxy before it is told to wait
 
 
 def needs(program: str, package: str | None = None) -> None:
@@ -108,6 +109,40 @@ def test_one_network_past_its_connections_is_refused_and_another_is_served(behin
     finally:
         for connection in held:
             connection.close()
+
+
+def test_one_network_past_its_requests_is_told_to_wait_once_and_closed(behind_haproxy):
+    """Past RATE requests in 10 s (here redirects haproxy answers itself, sent in one go),
+    that network's next request over HTTPS is answered 429 in words and its connection
+    closed, the requests pipelined behind it unanswered (haproxy does not answer each one
+    of a flood), while a device on another network is served."""
+    front, address, token = behind_haproxy
+    with socket.create_connection((address, front.http), timeout=10) as plain:
+        plain.sendall(f"GET / HTTP/1.1\r\nHost: {address}\r\n\r\n".encode() * RATE)
+        assert read_until_closed(plain, b"HTTP/1.1 301 ", RATE).count(b"HTTP/1.1 301 ") == RATE
+    with front.tls.wrap_socket(socket.create_connection((address, front.port), timeout=10),
+                               server_hostname=address) as flood:
+        flood.sendall(f"GET /g/{token} HTTP/1.1\r\nHost: {address}\r\n\r\n".encode() * 50)
+        answered = read_until_closed(flood)
+    assert answered.startswith(b"HTTP/1.1 429 ") and answered.count(b"HTTP/1.1 ") == 1
+    assert b"This network sends too many requests" in answered
+    other = http.client.HTTPSConnection(address, front.port, timeout=10, context=front.tls,
+                                        source_address=("127.0.0.1", 0))
+    other.request("GET", f"/g/{token}")
+    assert other.getresponse().status == 200
+    other.close()
+
+
+def read_until_closed(connection: socket.socket, mark: bytes = b"", count: int = 0) -> bytes:
+    """What `connection` receives until it is closed (a timeout if it is held open), or
+    until `mark` came `count` times."""
+    received = b""
+    while not count or received.count(mark) < count:
+        piece = connection.recv(65536)
+        if not piece:
+            break
+        received += piece
+    return received
 
 
 def refused(server: tuple[str, int]) -> bool:
