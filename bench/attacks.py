@@ -3,29 +3,41 @@ device keep its pages, polls and actions under 200 ms (p99)? And many addresses 
 game's most expensive pages: does it keep them under 300 ms?
 
     python bench/attacks.py [--seconds 30] [--attacks quiet trickle pipeline flood]
+                            [--hosted [--processes 4]]
 
-The server (bench/serving.py, the table's app and waitress configuration) listens on
-127.0.0.1 and on this machine's end of two veth pairs, each leading to a network namespace
-the benchmark makes (198.18.0.0/15 addresses, RFC 2544): the attacker's (with FLOODERS
-addresses of its own) and the player's. Needs root and iproute2; traffic goes only to
-those addresses.
+The server listens on this machine's end of two veth pairs, each leading to a network
+namespace the benchmark makes (198.18.0.0/15 addresses, RFC 2544): the attacker's (with
+FLOODERS addresses of its own) and the player's. Needs root and iproute2; traffic goes
+only to those addresses and the loopback. The server is:
+- by default, the table's (bench/serving.py: the table's app and waitress configuration,
+  SQLite), also on 127.0.0.1, where the host's device imports the games through the home
+  page's form;
+- with --hosted, the hosted stack (bench/hosted.py's: a PostgreSQL of its own, the hosted
+  server in PROCESSES processes on 127.0.0.1, haproxy with docs/deploy/haproxy.cfg in
+  front, listening on the two veth ends only), every device speaking HTTPS to haproxy;
+  the games are imported through the home page's form by a device of their own (from
+  this machine's end of the player's pair): on a hosted server the device that starts a
+  game hosts it.
 
 Phases, each SECONDS long, the player playing throughout (a seated phone: its page every
 5 s, its live part every second, an action every 2 s through the table's forms, a reveal
 then its undo, each request timed from the moment it was due):
 - quiet: no attack;
-- trickle: 4,200 connections, each sending a request's first line then a header line every
-  3 s, never finishing; one the server closes is opened again 1 s later;
-- pipeline: 300 connections, each sending 200 requests for the table page in one write and
-  never reading an answer; each opened again 10 s later;
+- trickle: 4,200 connections from one address, each sending a request's first line then a
+  header line every 3 s, never finishing; one the server closes, or refuses, is opened
+  again 1 s later;
+- pipeline: 300 connections from one address (another), each sending 200 requests for the
+  table page in one write and never reading an answer; each opened again 10 s later (1 s
+  after a refusal);
 - flood: 20 addresses, each asking for the history pages, the score and the record of a
   finished full game (tests/fixtures/full-game-3.json, imported by the host) one after
   another, each as soon as the last is answered, whatever the answer (as fast as GETs are
   allowed: they have no pace).
-Prints, per phase, the player's p50 / p99 / max by kind, its errors, the server's CPU and
-what the attacker held (the flood: its answers by status); exits 1 if a p99 is at its
-phase's goal or more (300 ms for the flood, 200 ms for the others), or the player saw an
-error.
+Prints, per phase, the player's p50 / p99 / max by kind, its errors, the CPU of the server
+(hosted: of its processes, haproxy's and PostgreSQL's) and the attacker's, and what the
+attacker got (connections opened, refused, closed by the server; the flood: its answers
+by status); exits 1 if a p99 is at its phase's goal or more (300 ms for the flood, 200 ms
+for the others), or the player saw an error.
 """
 import argparse
 import asyncio
@@ -34,19 +46,24 @@ import itertools
 import json
 import os
 import resource
+import ssl
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/attacks.py: bench is a package
 
-from bench import serving  # noqa: E402
-from bench.devices import Device, Failed, reveal_or_undo, take_seat  # noqa: E402
-from bench.faults import expect, forms  # noqa: E402
+from bench import hosted, serving  # noqa: E402
+from bench.devices import (Device, Failed, connection, import_game,  # noqa: E402
+                           reveal_or_undo, take_seat)
+from bench.faults import expect  # noqa: E402
+from companion.web.streams import HELD  # noqa: E402
 
 GOAL_MS = 200.0
 GOALS_MS = {"flood": 300.0}  # a phase's own goal, where it has one
@@ -54,11 +71,21 @@ GOALS_MS = {"flood": 300.0}  # a phase's own goal, where it has one
 # flooders'), the player's.
 SUBNETS = ("198.18.200.0/27", "198.18.201.0/30")
 TRICKLERS, TRICKLE_EVERY, REOPEN_AFTER = 4200, 3.0, 1.0
+CONNECT_WITHIN = 10.0  # seconds: a connection not made by then (TLS included) is refused
 PIPELINERS, PIPELINED, PIPELINE_AGAIN = 300, 200, 10.0
 FLOODERS = 20
+# The attacker's addresses: its pair's end holds them all; the flooders' first, then one
+# for each attack from one address (what haproxy keeps of an address, its connections
+# and requests of the last 10 s for 60 s, is then not the next attack's).
+ATTACKERS = [str(address) for address in ipaddress.ip_network(SUBNETS[0]).hosts()][1:]
+SOURCE = {attack: ATTACKERS[FLOODERS + number]
+          for number, attack in enumerate(("trickle", "pipeline"))}
 FLOODED = ("history", "history?page=2", "history?page=3", "score", "record.json")
 FINISHED = ROOT / "tests" / "fixtures" / "full-game-3.json"
-PLAYERS = ["Anna", "Bert", "Claus"]
+PLAYERS = ["Anna", "Bert", "Claus", "Dieter", "Ella"]  # a seat for each phase's phone
+NEW_GAME = json.dumps({"format": "templari-game/1", "edition": "en", "players": PLAYERS,
+                       "events": []}).encode()
+PROCESSES = 4  # the hosted server's, by default (two a core of this 2-core machine)
 
 
 # --- the namespaces -------------------------------------------------------------------
@@ -99,11 +126,17 @@ def in_namespace(name: str, *args: str) -> subprocess.Popen:
 
 # --- the player -----------------------------------------------------------------------
 
-async def play(host: str, port: int, token: str, seat: int, seconds: float) -> dict:
-    """A phone's requests from `seat` for `seconds`, each timed from when it was due."""
-    phone = Device(port, host=host)
-    await take_seat(phone, token, seat)
-    timings, errors, began = {"page": [], "poll": [], "action": []}, [], time.monotonic()
+async def play(host: str, port: int, token: str, seat: int, seconds: float,
+               tls: ssl.SSLContext | None) -> dict:
+    """A phone's requests from `seat` for `seconds`, each timed from when it was due (none
+    if it could not take its seat: told as its one error)."""
+    phone = Device(port, host=host, tls=tls)
+    timings = {"page": [], "poll": [], "action": []}
+    try:
+        await take_seat(phone, token, seat)
+    except (Failed, RuntimeError) as error:
+        return {"timings": timings, "errors": [f"taking a seat: {error}"]}
+    errors, began = [], time.monotonic()
     due = {"page": began, "poll": began, "action": began + 0.5}
     every = {"page": 5.0, "poll": 1.0, "action": 2.0}
     while min(due.values()) < began + seconds:
@@ -131,17 +164,20 @@ async def act(phone: Device, token: str, timings: dict) -> None:
 
 # --- the attacker ---------------------------------------------------------------------
 
-async def trickle(host: str, port: int, seconds: float) -> dict:
-    """TRICKLERS connections sending a header line every TRICKLE_EVERY seconds."""
-    counts = {"opened": 0, "closed by the server": 0}
+async def trickle(host: str, port: int, seconds: float, tls: ssl.SSLContext | None) -> dict:
+    """TRICKLERS connections from one address sending a header line every TRICKLE_EVERY
+    seconds."""
+    counts = {"opened": 0, "refused": 0, "closed by the server": 0}
     end = time.monotonic() + seconds
 
     async def one(number: int) -> None:
         await asyncio.sleep(number / TRICKLERS)  # opened over a second
         while time.monotonic() < end:
             try:
-                reader, writer = await asyncio.open_connection(host, port)
-            except OSError:
+                reader, writer = await asyncio.wait_for(
+                    connection(host, port, SOURCE["trickle"], tls), CONNECT_WITHIN)
+            except OSError:  # timeouts and TLS errors too
+                counts["refused"] += 1
                 await asyncio.sleep(REOPEN_AFTER)
                 continue
             counts["opened"] += 1
@@ -162,34 +198,40 @@ async def trickle(host: str, port: int, seconds: float) -> dict:
     return counts
 
 
-async def pipeline(host: str, port: int, token: str, seconds: float) -> dict:
-    """PIPELINERS connections sending PIPELINED requests each, never reading."""
+async def pipeline(host: str, port: int, token: str, seconds: float,
+                   tls: ssl.SSLContext | None) -> dict:
+    """PIPELINERS connections from one address sending PIPELINED requests each, never
+    reading."""
     request = f"GET /g/{token} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
-    counts = {"opened": 0}
+    counts = {"opened": 0, "refused": 0}
     end = time.monotonic() + seconds
 
     async def one() -> None:
         while time.monotonic() < end:
             try:
-                _, writer = await asyncio.open_connection(host, port)
-                counts["opened"] += 1
-                writer.write(request * PIPELINED)
-                await asyncio.sleep(PIPELINE_AGAIN)
-                writer.close()
-            except OSError:
+                _, writer = await asyncio.wait_for(
+                    connection(host, port, SOURCE["pipeline"], tls), CONNECT_WITHIN)
+            except OSError:  # timeouts and TLS errors too
+                counts["refused"] += 1
                 await asyncio.sleep(REOPEN_AFTER)
+                continue
+            counts["opened"] += 1
+            writer.write(request * PIPELINED)
+            await asyncio.sleep(PIPELINE_AGAIN)
+            writer.close()
     await asyncio.gather(*(one() for _ in range(PIPELINERS)))
     return counts
 
 
-async def flood(host: str, port: int, token: str, seconds: float) -> dict:
+async def flood(host: str, port: int, token: str, seconds: float,
+                tls: ssl.SSLContext | None) -> dict:
     """FLOODERS addresses, each asking for the FLOODED pages of the game `token` in turn,
     each as soon as the last is answered: the answers by status."""
     counts = {}
     end = time.monotonic() + seconds
 
     async def one(source: str) -> None:
-        device = Device(port, source=source, host=host)
+        device = Device(port, source=source, host=host, tls=tls)
         for page in itertools.cycle(FLOODED):
             if time.monotonic() >= end:
                 break
@@ -199,28 +241,57 @@ async def flood(host: str, port: int, token: str, seconds: float) -> dict:
                 status = "failed"
             counts[status] = counts.get(status, 0) + 1
         device.close()
-    flooders = list(ipaddress.ip_network(SUBNETS[0]).hosts())[1:1 + FLOODERS]
-    await asyncio.gather(*(one(str(address)) for address in flooders))
+    await asyncio.gather(*(one(address) for address in ATTACKERS[:FLOODERS]))
     return counts
 
 
-async def finished_game(port: int) -> str:
-    """The token of the finished full game the host (loopback) imports from FINISHED."""
-    host = Device(port)
-    home = expect(await host.request("GET", "/"), 200, "the host's list")
-    form = next(form for form in forms(home.body) if form.action == "/import")
-    imported = await host.request("POST", form.action, form.fields,
-                                  {"record": ("game.json", FINISHED.read_bytes())})
+# --- the servers ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Target:
+    """What the phases are played against: its port (on this machine's end of each veth
+    pair), the game the player sits at, the finished game the flood asks for (None without
+    a flood), the certificate a client trusts (HTTPS; None: plain HTTP) and the processes
+    whose CPU is told (pid: what it is)."""
+
+    port: int
+    token: str
+    finished: str | None
+    certificate: str | None
+    roots: dict[int, str]
+
+
+async def games(host: Device, flooded: bool) -> tuple[str, str | None]:
+    """The player's game (NEW_GAME) and, if `flooded`, the finished one (FINISHED), imported
+    by `host` through the home page's form: their tokens."""
+    token = await import_game(host, NEW_GAME)
+    finished = await import_game(host, FINISHED.read_bytes()) if flooded else None
     host.close()
-    return expect(imported, 303, "the import").location.rsplit("/", 1)[1]
+    return token, finished
+
+
+@contextmanager
+def table_server(folder: Path, addresses: tuple[str, ...], flooded: bool):
+    """The table's server (bench/serving.py) on SQLite in `folder`, on 127.0.0.1 and
+    `addresses`, its games imported by the host (loopback): the Target."""
+    listen = [option for address in addresses for option in ("--listen", address)]
+    with serving.started("companion", str(folder / "db"), *listen) as server:
+        token, finished = asyncio.run(games(Device(server.port), flooded))
+        yield Target(server.port, token, finished, None, {server.pid: "server"})
+
+
+@contextmanager
+def hosted_stack(addresses: tuple[str, ...], processes: int, flooded: bool):
+    """The hosted stack (bench/hosted.py's), haproxy on `addresses`, its games imported
+    by a device from the last of them: the Target."""
+    with hosted.stack("waitress", HELD, processes, addresses=addresses) as running:
+        front = running.front
+        token, finished = asyncio.run(games(
+            Device(front.port, host=addresses[-1], tls=front.tls), flooded))
+        yield Target(front.port, token, finished, str(front.certificate), running.roots)
 
 
 # --- the run --------------------------------------------------------------------------
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
 
 def spread(values: list[float]) -> str:
     if not values:
@@ -239,45 +310,44 @@ def run(args) -> int:
     """Every phase; 0 if the player's every p99 is under the goal with no error."""
     made = make_namespaces(str(os.getpid() % 10000))
     (attacker, attacked, _), (player, served, _) = made
-    missed = False
+    flooded, missed = "flood" in args.attacks, False
     try:
-        with tempfile.TemporaryDirectory() as data:
-            record = Path(data) / "game.json"
-            record.write_text(json.dumps({"format": "templari-game/1", "edition": "en",
-                                          "players": PLAYERS, "events": []}))
-            with serving.started("companion", str(Path(data) / "db"), "--game", str(record),
-                                 "--listen", attacked, "--listen", served) as server:
-                finished = asyncio.run(finished_game(server.port)) \
-                    if "flood" in args.attacks else None
-                print(f"machine: sum(range(1000)) in {serving.machine_speed():.1f} µs; load "
-                      f"average before: {serving.load_average()}", flush=True)
-                for seat, phase in enumerate(args.attacks):
-                    missed |= phase_run(phase, seat % len(PLAYERS), server, finished,
-                                        attacker, attacked, player, served, args.seconds)
-                print(f"load average after: {serving.load_average()}")
+        with tempfile.TemporaryDirectory() as data, (
+                hosted_stack((attacked, served), args.processes, flooded) if args.hosted
+                else table_server(Path(data), (attacked, served), flooded)) as target:
+            print(f"machine: sum(range(1000)) in {serving.machine_speed():.1f} µs; load "
+                  f"average before: {serving.load_average()}", flush=True)
+            for seat, phase in enumerate(args.attacks):
+                missed |= phase_run(phase, seat % len(PLAYERS), target, (attacker, attacked),
+                                    (player, served), args.seconds)
+            print(f"load average after: {serving.load_average()}")
     finally:
         remove_namespaces(made)
     return 1 if missed else 0
 
 
-def phase_run(phase, seat, server, finished, attacker, attacked, player, served,
-              seconds) -> bool:
-    """One phase: the attack (if any; the flood's on the game `finished`) and the player
-    (a new phone, on `seat`) side by side; whether a goal was missed."""
-    started, cpu = time.monotonic(), cpu_seconds(server.pid)
+def phase_run(phase: str, seat: int, target: Target, attacker: tuple[str, str],
+              player: tuple[str, str], seconds: float) -> bool:
+    """One phase: the attack (if any; the flood's on the finished game) from `attacker`'s
+    namespace and the player (a new phone, on `seat`) from `player`'s (each: the namespace,
+    the address it reaches the server at) side by side; whether a goal was missed."""
+    started, cpu = time.monotonic(), hosted.cpu_seconds(target.roots)
+    common = ["--port", str(target.port)] + (["--certificate", target.certificate]
+                                              if target.certificate else [])
     attack = None if phase == "quiet" else in_namespace(
-        attacker, "--role", phase, "--target", attacked, "--port", str(server.port),
-        f"--token={finished if phase == 'flood' else server.token}",  # a token may start with -
-        "--seconds", str(seconds + 5))
+        attacker[0], "--role", phase, "--target", attacker[1], *common,
+        "--seconds", str(seconds + 5),
+        f"--token={target.finished if phase == 'flood' else target.token}")  # may start with -
     if attack is not None:
         time.sleep(3)  # the attack under way before the player is timed
-    playing = in_namespace(player, "--role", "player", "--target", served,
-                           "--port", str(server.port), f"--token={server.token}",
-                           "--seat", str(seat), "--seconds", str(seconds))
+    playing = in_namespace(player[0], "--role", "player", "--target", player[1], *common,
+                           "--seconds", str(seconds), f"--token={target.token}",
+                           "--seat", str(seat))
     result = json.loads(playing.communicate()[0])
     held = json.loads(attack.communicate()[0]) if attack is not None else {}
-    busy = (cpu_seconds(server.pid) - cpu) / (time.monotonic() - started) * 100
-    print(f"{phase}: server CPU {busy:.0f}% of one core; attacker {held or 'none'}")
+    elapsed, used = time.monotonic() - started, hosted.cpu_seconds(target.roots)
+    busy = ", ".join(f"{part} {(used[part] - cpu[part]) / elapsed:.0%}" for part in used)
+    print(f"{phase}: CPU of one core: {busy}; attacker {held or 'none'}")
     for kind, values in result["timings"].items():
         print(f"  {kind}s: {spread(values)} ({len(values)})")
     print(f"  errors: {len(result['errors'])} {result['errors'][:3]}")
@@ -292,16 +362,17 @@ def role(args) -> None:
     """A process in a namespace: the player or an attacker; its outcome as JSON."""
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(10000, hard), hard))
+    tls = ssl.create_default_context(cafile=args.certificate) if args.certificate else None
     if args.role == "player":
         outcome = asyncio.run(play(args.target, args.port, args.token, args.seat,
-                                   args.seconds))
+                                   args.seconds, tls))
     elif args.role == "trickle":
-        outcome = asyncio.run(trickle(args.target, args.port, args.seconds))
-    elif args.role == "flood":
-        outcome = asyncio.run(flood(args.target, args.port, args.token, args.seconds))
-        outcome["its CPU s"] = round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1)
+        outcome = asyncio.run(trickle(args.target, args.port, args.seconds, tls))
     else:
-        outcome = asyncio.run(pipeline(args.target, args.port, args.token, args.seconds))
+        attack = flood if args.role == "flood" else pipeline
+        outcome = asyncio.run(attack(args.target, args.port, args.token, args.seconds, tls))
+    if args.role != "player":
+        outcome["its CPU s"] = round(sum(resource.getrusage(resource.RUSAGE_SELF)[:2]), 1)
     print(json.dumps(outcome))
 
 
@@ -311,7 +382,13 @@ def main(argv=None) -> int:
     parser.add_argument("--attacks", nargs="+", default=["quiet", "trickle", "pipeline",
                                                           "flood"],
                         choices=["quiet", "trickle", "pipeline", "flood"])
+    parser.add_argument("--hosted", action="store_true",
+                        help="against the hosted stack: PostgreSQL, the hosted server, "
+                             "haproxy (HTTPS) in front")
+    parser.add_argument("--processes", type=int, default=PROCESSES,
+                        help="with --hosted: the hosted server's processes")
     parser.add_argument("--role", choices=["player", "trickle", "pipeline", "flood"])
+    parser.add_argument("--certificate", help="a role's: the certificate it trusts (HTTPS)")
     parser.add_argument("--target")
     parser.add_argument("--port", type=int)
     parser.add_argument("--token")

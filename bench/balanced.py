@@ -4,10 +4,12 @@ a Unix socket of a temporary folder) and haproxy (Debian's package: apt-get inst
 haproxy) with the configuration operators are given, docs/deploy/haproxy.cfg (HTTPS with
 a certificate made here by openssl, each device's address and scheme passed on, the table
 servers checked, streams passed on at once, each network's connections bounded), on ports
-of 127.0.0.1, in front of table servers on other ports of 127.0.0.1 (each as if on a
-machine of its own).
+of 127.0.0.1 (or of other addresses of this machine), in front of table servers on other
+ports of 127.0.0.1 (each as if on a machine of its own).
 
-bench/hosted.py starts the table servers between the two and plays tables against them."""
+bench/hosted.py starts the table servers between the two and plays tables against them;
+bench/attacks.py --hosted attacks them from a network namespace."""
+import http.client
 import re
 import shutil
 import socket
@@ -72,45 +74,69 @@ def postmaster(url: str) -> int:
 @dataclass(frozen=True)
 class Balancer:
     """haproxy running: its HTTPS port (HTTP on `http`, each request sent to HTTPS), its
-    pid, and what a client trusts its certificate with (`tls`)."""
+    pid, and what a client trusts its certificate with (`tls`, made of the file
+    `certificate`)."""
 
     port: int
     http: int
     pid: int
     tls: ssl.SSLContext
+    certificate: Path
 
 
 @contextmanager
-def haproxy(servers: list[int], address: str = "127.0.0.1"):
-    """haproxy as docs/deploy/haproxy.cfg runs it, listening on `address`, in front of
-    the table servers on `servers` (ports of 127.0.0.1), with a certificate of its own
-    for `address`: the Balancer; stopped on leaving."""
+def haproxy(servers: list[int], addresses: tuple[str, ...] = ("127.0.0.1",)):
+    """haproxy as docs/deploy/haproxy.cfg runs it, listening on each of `addresses` (the
+    same ports), in front of the table servers on `servers` (ports of 127.0.0.1), with a
+    certificate of its own for those addresses: the Balancer; stopped on leaving."""
     if shutil.which("haproxy") is None:
         raise SystemExit("needs haproxy (apt-get install haproxy)")
     with tempfile.TemporaryDirectory() as folder:
-        certificate = made_certificate(Path(folder), address)
-        https, http = free_port(address), free_port(address)
+        certificate = made_certificate(Path(folder), addresses)
+        https, http = free_port(addresses[0]), free_port(addresses[0])
         config = Path(folder) / "haproxy.cfg"
-        config.write_text(haproxy_config(address, (http, https), servers, certificate))
+        config.write_text(haproxy_config(addresses, (http, https), servers, certificate))
         balancer = subprocess.Popen(["haproxy", "-db", "-f", str(config)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            wait_for(https, balancer, "haproxy", address=address)
-            yield Balancer(https, http, balancer.pid,
-                           ssl.create_default_context(cafile=certificate.with_suffix(".crt")))
+            wait_for(https, balancer, "haproxy", address=addresses[0])
+            trusted = certificate.with_suffix(".crt")
+            tls = ssl.create_default_context(cafile=trusted)
+            _until_passed_on(addresses[0], https, tls)
+            yield Balancer(https, http, balancer.pid, tls, trusted)
         finally:
             balancer.terminate()
             balancer.wait(10)
 
 
-def haproxy_config(address: str, ports: tuple[int, int], servers: list[int],
+def _until_passed_on(address: str, port: int, tls: ssl.SSLContext,
+                     within: float = 60.0) -> None:
+    """Until haproxy passes a request on to a table server (a static file answered 200):
+    a server whose first health check took too long (a busy machine) gets no request
+    until it answers two, and each request is answered 503 meanwhile."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        front = http.client.HTTPSConnection(address, port, context=tls, timeout=within)
+        try:
+            front.request("GET", "/static/app.js")
+            if front.getresponse().status == 200:
+                return
+        finally:
+            front.close()
+        time.sleep(0.1)
+    raise SystemExit(f"haproxy passed no request on to the table servers within {within:g} s")
+
+
+def haproxy_config(addresses: tuple[str, ...], ports: tuple[int, int], servers: list[int],
                    certificate: Path) -> str:
     """docs/deploy/haproxy.cfg as written, but for what differs on this machine: its HTTP
-    and HTTPS `ports` on `address`, its `certificate` (a PEM file of the certificate, then
-    its key), a server line for each port of `servers` (as the file's first)."""
+    and HTTPS `ports` on each of `addresses`, its `certificate` (a PEM file of the
+    certificate, then its key), a server line for each port of `servers` (as the file's
+    first)."""
     config = CONFIG.read_text()
     for port, public in zip(ports, (80, 443)):
-        config = _substituted(config, rf"bind :::{public} v4v6", f"bind {address}:{port}")
+        config = _substituted(config, rf"bind :::{public} v4v6",
+                              "bind " + ",".join(f"{address}:{port}" for address in addresses))
     config = _substituted(config, r"crt /etc/haproxy/certs/", f"crt {certificate}")
     first = SERVER.search(config)
     lines = "".join(f"{first['indent']}server table{number} 127.0.0.1:{port}{first['rest']}"
@@ -127,13 +153,14 @@ def _substituted(config: str, pattern: str, replacement: str) -> str:
     return replaced
 
 
-def made_certificate(folder: Path, address: str) -> Path:
-    """A self-signed certificate for `address`, made with openssl: the PEM file haproxy
+def made_certificate(folder: Path, addresses: tuple[str, ...]) -> Path:
+    """A self-signed certificate for `addresses`, made with openssl: the PEM file haproxy
     reads (the certificate, then its key), the certificate alone beside it (.crt)."""
     key, certificate = folder / "server.key", folder / "server.crt"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
                     "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                    "-subj", f"/CN={address}", "-addext", f"subjectAltName=IP:{address}",
+                    "-subj", f"/CN={addresses[0]}", "-addext",
+                    "subjectAltName=" + ",".join(f"IP:{address}" for address in addresses),
                     "-keyout", str(key), "-out", str(certificate)],
                    check=True, capture_output=True)
     both = folder / "server.pem"

@@ -209,6 +209,17 @@ def _encoded(fields: dict, files: dict) -> tuple[bytes, str]:
         f"multipart/form-data; boundary={boundary}"
 
 
+async def import_game(device: Device, record: bytes, timeout: float = TIMEOUT) -> str:
+    """Import the game of `record` (a game record's JSON) through the home page's form, as
+    a host's device does (on a hosted server, any device: it then hosts the game): the
+    game's token."""
+    home = expect(await device.request("GET", "/", timeout=timeout), 200, "the home page")
+    form = next(form for form in forms(home.body) if form.action.endswith("/import"))
+    answer = await device.request("POST", form.action, form.fields,
+                                  {"record": ("game.json", record)}, timeout=timeout)
+    return expect(answer, 303, "importing a game").location.rsplit("/", 1)[1]
+
+
 async def take_seat(phone: Device, token: str, seat: int, timeout: float = TIMEOUT) -> str:
     """Take `seat` through the join page's form; the phone's page, opened then."""
     page = expect(await phone.request("GET", f"/g/{token}/join", timeout=timeout), 200,

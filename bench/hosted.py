@@ -84,7 +84,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as python bench/hosted.py: bench is a package
 
 from bench import balanced
-from bench.devices import HTMX, Device, Failed, connection, live, take_seat
+from bench.devices import HTMX, Device, Failed, connection, import_game, live, take_seat
 from bench.faults import Form, expect, forms
 from companion.rules.record import load_setup, parse_event
 from companion.rules.refusal import Refusal
@@ -185,20 +185,21 @@ class Stack:
         return victim
 
 
-def engine_command(engine: str, url: str, port: int, args, screens: int) -> list[str]:
+def engine_command(engine: str, url: str, port: int, screens: int, processes: int,
+                   connections: int | None) -> list[str]:
     """The command that starts the table server with `engine` on `port`."""
     if engine == "waitress":
         options = ["--hosted", "--database", url, "--host", "127.0.0.1", "--port", str(port),
-                   "--proxy", "127.0.0.1", "--processes", str(args.processes),
+                   "--proxy", "127.0.0.1", "--processes", str(processes),
                    "--screens", str(screens)]
-        if args.connections is None:
+        if connections is None:
             return [sys.executable, "-m", "companion.cli", *options]
         launch = "import sys; from bench.hosted import waitress_main; waitress_main(sys.argv[1:])"
-        return [sys.executable, "-c", launch, str(args.connections), *options]
+        return [sys.executable, "-c", launch, str(connections), *options]
     factory = (f"bench.hosted:app(database={url!r}, proxy='127.0.0.1', hosted=True, "
                f"screens={screens})")
     return [sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--workers",
-            str(args.processes), "--worker-connections", str(WORKER_CONNECTIONS * screens),
+            str(processes), "--worker-connections", str(WORKER_CONNECTIONS * screens),
             "--keep-alive", "30", "--graceful-timeout", "5", "--bind",
             f"127.0.0.1:{port}", factory]
 
@@ -219,21 +220,23 @@ def waitress_main(argv: list[str]) -> None:
 
 
 @contextmanager
-def stack(engine: str, tables: int, args):
-    """PostgreSQL, the table server with `engine` sized for `tables`, haproxy in front: the
-    Stack, stopped on leaving whatever happens."""
-    screens = tables * SCREENS + SPARE_SCREENS
-    connections = args.processes * (postgres.POOL_SIZE + 1) + DB_SPARE
+def stack(engine: str, screens: int, processes: int, connections: int | None = None,
+          addresses: tuple[str, ...] = ("127.0.0.1",)):
+    """PostgreSQL, the table server with `engine` in `processes` processes (or workers),
+    each holding `screens` streams (waitress's connection_limit `connections` if given),
+    haproxy in front on `addresses`: the Stack, stopped on leaving whatever happens."""
     with tempfile.TemporaryDirectory() as folder, ExitStack() as cleanup:
-        url = cleanup.enter_context(balanced.postgresql(connections))
+        url = cleanup.enter_context(balanced.postgresql(
+            processes * (postgres.POOL_SIZE + 1) + DB_SPARE))
         port = balanced.free_port()
         log = cleanup.enter_context(open(Path(folder) / "server.log", "w+b"))
-        server = subprocess.Popen(engine_command(engine, url, port, args, screens), cwd=ROOT,
+        server = subprocess.Popen(engine_command(engine, url, port, screens, processes,
+                                                 connections), cwd=ROOT,
                                   stdin=subprocess.DEVNULL, stdout=log,
                                   stderr=subprocess.STDOUT, start_new_session=True)
         cleanup.callback(_stopped, server, log)
         balanced.wait_for(port, server, f"the {engine} table server")
-        front = cleanup.enter_context(balanced.haproxy([port]))
+        front = cleanup.enter_context(balanced.haproxy([port], addresses))
         yield Stack(front, url, {server.pid: "table servers", front.pid: "haproxy",
                                  balanced.postmaster(url): "PostgreSQL"}, server.pid)
 
@@ -503,14 +506,8 @@ class Table:
 
     async def set_up(self) -> None:
         """The game imported at its stage, every screen on it."""
-        home = expect(await self.actor.request("GET", "/", timeout=SETUP_TIMEOUT), 200,
-                      "the home page")
-        form = next(form for form in forms(home.body) if form.action.endswith("/import"))
         record = json.dumps({**self.record, "events": self.record["events"][:self.next]})
-        answer = await self.actor.request("POST", form.action, form.fields,
-                                          {"record": ("game.json", record.encode())},
-                                          timeout=SETUP_TIMEOUT)
-        token = expect(answer, 303, "importing a game").location.rsplit("/", 1)[1]
+        token = await import_game(self.actor, record.encode(), SETUP_TIMEOUT)
         self.results.acknowledged[token] = self.next
         page = await self.actor.request("GET", f"/g/{token}", timeout=SETUP_TIMEOUT)
         self.host.show(expect(page, 200, "the table page").body)
@@ -656,15 +653,30 @@ class Sampler(threading.Thread):
                 "SC_CLK_TCK")
 
     def _ticks(self) -> dict[int, int]:
-        """Each live process of the trees: its CPU so far (utime + stime), in clock ticks."""
-        found, todo = {}, list(self.roots.items())
-        while todo:
-            pid, part = todo.pop()
-            with suppress(OSError):
-                todo += [(child, part) for child in _children(pid)]
-                found[pid] = _stat_ticks(pid)
-                self.part[pid] = part
-        return found
+        """Each live process of the trees: its CPU so far, in clock ticks."""
+        found = processes(self.roots)
+        self.part.update({pid: part for pid, (part, _) in found.items()})
+        return {pid: ticks for pid, (_, ticks) in found.items()}
+
+
+def processes(roots: dict[int, str]) -> dict[int, tuple[str, int]]:
+    """Each live process of the trees of `roots` (pid: what it is): what it is, and its
+    CPU so far (utime + stime), in clock ticks."""
+    found, todo = {}, list(roots.items())
+    while todo:
+        pid, part = todo.pop()
+        with suppress(OSError):
+            todo += [(child, part) for child in _children(pid)]
+            found[pid] = part, _stat_ticks(pid)
+    return found
+
+
+def cpu_seconds(roots: dict[int, str]) -> Counter:
+    """The CPU seconds the live processes of the trees of `roots` used so far, by part."""
+    used = Counter()
+    for part, ticks in processes(roots).values():
+        used[part] += ticks / os.sysconf("SC_CLK_TCK")
+    return used
 
 
 def _busy() -> float:
@@ -715,7 +727,8 @@ class Report:
 
 def run(engine: str, tables: int, args) -> Report:
     """One run: a stack of its own for `engine`, the tables played against it."""
-    with stack(engine, tables, args) as running:
+    with stack(engine, tables * SCREENS + SPARE_SCREENS, args.processes,
+               args.connections) as running:
         samplers, killed = [], []
 
         def started(window: Window) -> None:

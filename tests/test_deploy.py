@@ -28,6 +28,7 @@ DEPLOY = ROOT / "docs" / "deploy"
 UNITS = ("templari-companion.service", "templari-companion@.service")
 INSTALLED = "/opt/templari/.venv/bin/templari-companion"  # where the units run it from
 CAP = 500  # connections one network holds at once through haproxy (haproxy.cfg)
+RATE = 1000  # requests one network sends in 10 s through haproxy before it is told to wait
 
 
 def needs(program: str, package: str | None = None) -> None:
@@ -40,9 +41,9 @@ def needs(program: str, package: str | None = None) -> None:
 def test_the_haproxy_configuration_is_valid_without_a_warning(tmp_path):
     needs("haproxy")
     needs("openssl")
-    certificate = balanced.made_certificate(tmp_path, "127.0.0.1")
+    certificate = balanced.made_certificate(tmp_path, ("127.0.0.1",))
     config = tmp_path / "haproxy.cfg"
-    config.write_text(balanced.haproxy_config("127.0.0.1", (8080, 8443), [8421, 8422],
+    config.write_text(balanced.haproxy_config(("127.0.0.1",), (8080, 8443), [8421, 8422],
                                               certificate))
     checked = subprocess.run(["haproxy", "-dW", "-c", "-f", str(config)],
                              capture_output=True, text=True, check=False)
@@ -66,7 +67,7 @@ def behind_haproxy(tmp_path, phone_net):
                                  "--data-dir", str(tmp_path / "data")], cwd=tmp_path)
     try:
         token = new_game(RealClient(local))  # the server's own device: the host
-        with balanced.haproxy([int(local.rsplit(":", 1)[1])], address) as front:
+        with balanced.haproxy([int(local.rsplit(":", 1)[1])], (address,)) as front:
             yield front, address, token
     finally:
         assert "Traceback" not in stop(process)
@@ -108,6 +109,40 @@ def test_one_network_past_its_connections_is_refused_and_another_is_served(behin
     finally:
         for connection in held:
             connection.close()
+
+
+def test_one_network_past_its_requests_is_told_to_wait_once_and_closed(behind_haproxy):
+    """Past RATE requests in 10 s (here redirects haproxy answers itself, sent in one go),
+    that network's next request over HTTPS is answered 429 in words and its connection
+    closed, the requests pipelined behind it unanswered (haproxy does not answer each one
+    of a flood), while a device on another network is served."""
+    front, address, token = behind_haproxy
+    with socket.create_connection((address, front.http), timeout=10) as plain:
+        plain.sendall(f"GET / HTTP/1.1\r\nHost: {address}\r\n\r\n".encode() * RATE)
+        assert read_until_closed(plain, b"HTTP/1.1 301 ", RATE).count(b"HTTP/1.1 301 ") == RATE
+    with front.tls.wrap_socket(socket.create_connection((address, front.port), timeout=10),
+                               server_hostname=address) as flood:
+        flood.sendall(f"GET /g/{token} HTTP/1.1\r\nHost: {address}\r\n\r\n".encode() * 50)
+        answered = read_until_closed(flood)
+    assert answered.startswith(b"HTTP/1.1 429 ") and answered.count(b"HTTP/1.1 ") == 1
+    assert b"This network sends too many requests" in answered
+    other = http.client.HTTPSConnection(address, front.port, timeout=10, context=front.tls,
+                                        source_address=("127.0.0.1", 0))
+    other.request("GET", f"/g/{token}")
+    assert other.getresponse().status == 200
+    other.close()
+
+
+def read_until_closed(connection: socket.socket, mark: bytes = b"", count: int = 0) -> bytes:
+    """What `connection` receives until it is closed (a timeout if it is held open), or
+    until `mark` came `count` times."""
+    received = b""
+    while not count or received.count(mark) < count:
+        piece = connection.recv(65536)
+        if not piece:
+            break
+        received += piece
+    return received
 
 
 def refused(server: tuple[str, int]) -> bool:
