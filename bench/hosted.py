@@ -99,6 +99,8 @@ SCREENS = 7  # a table's: the host's table page, the TV view, 5 seated phones
 SPARE_SCREENS = 16  # streams a process may hold beyond every screen of the run
 WORKER_CONNECTIONS = 2  # connections a gevent worker takes for each screen at most
 DB_SPARE = 50  # PostgreSQL connections besides the server processes' (this bench's own)
+RESTART_AFTER = 5.0  # seconds before a server of its own port killed is started again (the
+# RestartSec of docs/deploy/templari-companion@.service)
 EVERY_30S = 30.0  # seconds: a live part asks for itself that often besides (htmx `every`)
 RETRY = 1.0  # seconds: a broken stream opens again after that (its `retry`)
 SILENT = 45.0  # seconds a stream may stay silent (a comment every 15 s) before it is broken
@@ -176,13 +178,35 @@ class Stack:
     front: balanced.Balancer
     database: str
     roots: dict[int, str]
-    server: int  # the table server's first process (the parent of the others)
+    servers: list["Started"]  # the table servers (one, or one a port)
 
     def kill_one(self) -> int:
-        """Kill one server process outright (a waitress process, a gunicorn worker): its pid."""
-        victim = _children(self.server)[0]
+        """Kill one server process outright (a waitress process, a gunicorn worker; with
+        one server a port, the first, started again RESTART_AFTER seconds later as its
+        systemd unit does): its pid."""
+        if len(self.servers) == 1:
+            victim = _children(self.servers[0].process.pid)[0]
+            os.kill(victim, signal.SIGKILL)
+            return victim
+        victim = self.servers[0].process.pid
         os.kill(victim, signal.SIGKILL)
+        threading.Timer(RESTART_AFTER, self.servers[0].start).start()
         return victim
+
+
+@dataclass
+class Started:
+    """A table server's port and command, and its process once started (again)."""
+
+    port: int
+    command: list[str]
+    log: object
+    process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                        stdout=self.log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
 
 
 def engine_command(engine: str, url: str, port: int, screens: int, processes: int,
@@ -221,29 +245,37 @@ def waitress_main(argv: list[str]) -> None:
 
 @contextmanager
 def stack(engine: str, screens: int, processes: int, connections: int | None = None,
-          addresses: tuple[str, ...] = ("127.0.0.1",)):
-    """PostgreSQL, the table server with `engine` in `processes` processes (or workers),
-    each holding `screens` streams (waitress's connection_limit `connections` if given),
-    haproxy in front on `addresses`: the Stack, stopped on leaving whatever happens."""
+          addresses: tuple[str, ...] = ("127.0.0.1",), ports: bool = False):
+    """PostgreSQL, the table server with `engine` in `processes` processes (or workers;
+    `ports`: as many servers of one process each, on a port each, as the systemd
+    template docs/deploy/templari-companion@.service runs them), each holding `screens`
+    streams (waitress's connection_limit `connections` if given), haproxy in front on
+    `addresses`: the Stack, stopped on leaving whatever happens."""
     with tempfile.TemporaryDirectory() as folder, ExitStack() as cleanup:
         url = cleanup.enter_context(balanced.postgresql(
             processes * (postgres.POOL_SIZE + 1) + DB_SPARE))
-        port = balanced.free_port()
         log = cleanup.enter_context(open(Path(folder) / "server.log", "w+b"))
-        server = subprocess.Popen(engine_command(engine, url, port, screens, processes,
-                                                 connections), cwd=ROOT,
-                                  stdin=subprocess.DEVNULL, stdout=log,
-                                  stderr=subprocess.STDOUT, start_new_session=True)
-        cleanup.callback(_stopped, server, log)
-        balanced.wait_for(port, server, f"the {engine} table server")
-        front = cleanup.enter_context(balanced.haproxy([port], addresses))
-        yield Stack(front, url, {server.pid: "table servers", front.pid: "haproxy",
-                                 balanced.postmaster(url): "PostgreSQL"}, server.pid)
+        shape = [1] * processes if ports else [processes]
+        servers = []
+        for each in shape:
+            port = balanced.free_port()
+            servers.append(Started(port, engine_command(engine, url, port, screens, each,
+                                                        connections), log))
+            servers[-1].start()
+            cleanup.callback(_stopped, servers[-1], log)
+        for server in servers:
+            balanced.wait_for(server.port, server.process, f"the {engine} table server")
+        front = cleanup.enter_context(balanced.haproxy([server.port for server in servers],
+                                                       addresses))
+        yield Stack(front, url, {**{server.process.pid: "table servers" for server in servers},
+                                 front.pid: "haproxy",
+                                 balanced.postmaster(url): "PostgreSQL"}, servers)
 
 
-def _stopped(server: subprocess.Popen, log) -> None:
+def _stopped(started: Started, log) -> None:
     """Stop the table server and what it started (SIGTERM, then SIGKILL 20 s later); tell
     what it said if it failed."""
+    server = started.process
     with suppress(ProcessLookupError):
         os.killpg(server.pid, signal.SIGTERM)
     try:
@@ -728,7 +760,7 @@ class Report:
 def run(engine: str, tables: int, args) -> Report:
     """One run: a stack of its own for `engine`, the tables played against it."""
     with stack(engine, tables * SCREENS + SPARE_SCREENS, args.processes,
-               args.connections) as running:
+               args.connections, ports=args.ports) as running:
         samplers, killed = [], []
 
         def started(window: Window) -> None:
@@ -830,6 +862,9 @@ def main(argv=None) -> None:
     parser.add_argument("--warm-up", type=float, default=10.0)
     parser.add_argument("--processes", type=int, default=2,
                         help="server processes (waitress) or workers (gunicorn)")
+    parser.add_argument("--ports", action="store_true",
+                        help="waitress: a server of one process on a port of its own for each "
+                             "process, as docs/deploy/templari-companion@.service runs them")
     parser.add_argument("--kill", action="store_true",
                         help="kill one server process in the middle of the measured seconds")
     parser.add_argument("--connections", type=int, metavar="N",
