@@ -5,6 +5,7 @@ http://127.0.0.1:PORT whatever --host says (it listens on the loopback too); pho
 shown the first --name, else this machine's best address (network.py), and the host's
 table screen offers the others.
 """
+import contextlib
 import errno
 import http.client
 import ipaddress
@@ -281,7 +282,10 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
     def stop(*_) -> None:
         stopping.append(True)
         for child in running:
-            os.kill(child, signal.SIGTERM)
+            # (one may have ended and been waited for just now, its handler run before it
+            # left `running`: its number is no one's yet, the system gives them in turn)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
     for number in STOPS:
         signal.signal(number, stop)
     for _ in range(count):
@@ -353,7 +357,15 @@ def waitress_serve(app, **options) -> None:
     for template in app.jinja_env.list_templates():  # compiled now, not at a first change
         app.jinja_env.get_template(template)
 
+    stopping = []
+
     def stop(*_) -> None:
+        """End the streams, then waitress (its `run` returns at KeyboardInterrupt). A stop
+        while stopping (Ctrl+C with a service manager's SIGTERM, or the parent's) adds
+        nothing: Python may run it inside this one, where end_all holds its lock."""
+        if stopping:
+            return
+        stopping.append(True)
         app.extensions["changes"].end_all()
         raise KeyboardInterrupt
     signal.signal(signal.SIGINT, stop)
