@@ -4,6 +4,9 @@
                                          while the first (Ctrl+C) is ending the streams
     python tests/stopping.py reaped DIR  `--processes 2`: the stop comes just as a process
                                          that ended by itself is waited for
+    python tests/stopping.py told DIR N  `--processes N` started as a script's background
+                                         job (Ctrl+C ignored): Ctrl+C as soon as it said
+                                         it listens
 
 It prints "stopped" once the server stopped (a hang or a traceback: it did not). DIR is a
 fresh folder of its own.
@@ -13,6 +16,7 @@ import signal
 import sys
 from pathlib import Path
 
+from companion import cli
 from companion.server import serve
 from companion.web import create_app
 
@@ -61,5 +65,19 @@ def reaped(folder: Path) -> None:
     print("stopped")
 
 
+def told(folder: Path, processes: str) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `&` in a script leaves it
+    said = serve.tell
+
+    def ctrl_c_once_said(*args, **kwargs) -> None:
+        said(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+    serve.tell = ctrl_c_once_said
+    if cli.main(["--host", serve.LOOPBACK, "--port", "0", "--processes", processes,
+                 "--data-dir", str(folder / "data")]) == 0:
+        print("stopped")
+
+
 if __name__ == "__main__":
-    {"twice": twice, "reaped": reaped}[sys.argv[1]](Path(sys.argv[2]))
+    {"twice": twice, "reaped": reaped, "told": told}[sys.argv[1]](Path(sys.argv[2]),
+                                                                 *sys.argv[3:])

@@ -67,27 +67,41 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
     try:
-        bound = sockets[0].getsockname()[1]
-        offered = offers(host, bound, names)
-        make = partial(create_app, data_dir, addresses=partial(offers, host, bound, names),
-                       names=list(names),
-                       database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
-                       screens=screens, chosen=chosen)
-        app = make()
-        kept_in = shown(database) if database else data_dir
-        if hosted:
-            tell_hosted(host, bound, kept_in, names, keep_days)
-        else:
-            tell(host, bound, kept_in, offered, app.config["HOST_KEY"],
-                 moved=port is None and bound != DEFAULT_PORT)
-        if processes == 1:
-            waitress_serve(app, sockets=sockets, **waitress_options(app))
-            return
-        app.config["STORE"].close()  # each process opens its own connections
-        serve_processes(make, sockets, processes)
+        with stoppable():
+            bound = sockets[0].getsockname()[1]
+            offered = offers(host, bound, names)
+            make = partial(create_app, data_dir,
+                           addresses=partial(offers, host, bound, names), names=list(names),
+                           database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
+                           screens=screens, chosen=chosen)
+            app = make()
+            kept_in = shown(database) if database else data_dir
+            if hosted:
+                tell_hosted(host, bound, kept_in, names, keep_days)
+            else:
+                tell(host, bound, kept_in, offered, app.config["HOST_KEY"],
+                     moved=port is None and bound != DEFAULT_PORT)
+            if processes == 1:
+                waitress_serve(app, sockets=sockets, **waitress_options(app))
+                return
+            app.config["STORE"].close()  # each process opens its own connections
+            serve_processes(make, sockets, processes)
     finally:
         for sock in sockets:
             sock.close()
+
+
+@contextlib.contextmanager
+def stoppable():
+    """While in it, a stop (Ctrl+C, SIGTERM) ends the start (KeyboardInterrupt) until the
+    server's own handlers take over, whatever this process was started with (a script's
+    background job ignores Ctrl+C): the server says Ctrl+C stops it before it serves."""
+    before = {number: signal.signal(number, signal.default_int_handler) for number in STOPS}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():  # (None: not set from Python)
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
 
 
 def listen_on(host: str) -> list[str]:
