@@ -61,10 +61,18 @@ document.addEventListener("htmx:afterSettle", (event) => {
 // part shown (an answer and the stream may cross). A part older than the last change
 // heard asks for itself once ("catch-up", a GET of its route), as does one whose stream
 // was refused (its 30 s poll) or whose page comes back into view.
+// A game's stamps only grow, unless its database was restored from a backup
+// (docs/hosting.md): a part older than the part it was asked from (a GET's, or its
+// stream's) or than the last one its stream told says so; the page, from before the
+// restore, is loaded again.
 let heard = 0;  // the latest stamp the stream told
 
 function stampOf(live) {
   return live ? Number(live.dataset.stamp) : 0;
+}
+
+function askedFrom(url) {  // the stamp of the part a request or a stream was made from
+  return Number(new URL(url, location.href).searchParams.get("v"));
 }
 
 function catchUp() {
@@ -78,7 +86,13 @@ document.addEventListener("htmx:sseBeforeMessage", (event) => {
   const live = document.getElementById("live");
   if (event.detail.type !== "change" || !live) return;
   const stamp = Number(event.detail.lastEventId);
-  heard = Math.max(heard, stamp);
+  const opened = askedFrom(event.detail.target.url);  // (the stream's own v)
+  if (stamp < Math.max(heard, opened)) {
+    event.preventDefault();
+    location.reload();
+    return;
+  }
+  heard = stamp;
   if (stamp <= stampOf(live) || live.querySelector(".htmx-request")) event.preventDefault();
 });
 document.addEventListener("htmx:confirm", (event) => {
@@ -91,7 +105,12 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   const live = document.getElementById("live");
   if (event.detail.elt !== live || event.detail.requestConfig.verb !== "get") return;
   const found = /<div id="live"[^>]*?data-stamp="(\d+)"/.exec(event.detail.serverResponse);
-  if (found && Number(found[1]) < stampOf(live)) event.detail.shouldSwap = false;
+  if (found && Number(found[1]) < askedFrom(event.detail.pathInfo.requestPath)) {
+    event.detail.shouldSwap = false;
+    location.reload();
+  } else if (found && Number(found[1]) < stampOf(live)) {
+    event.detail.shouldSwap = false;
+  }
 });
 // (after an answer or a part from the stream only: a part that failed is asked again by
 // its 30 s poll, not at once)

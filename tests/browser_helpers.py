@@ -68,8 +68,11 @@ class Server:
         """The table server is gone: nothing listens on its port any more."""
         self.waitress.stop()
 
-    def start(self) -> None:
-        """The table server is back, on the same port and data."""
+    def start(self, app=None) -> None:
+        """The table server is back, on the same port and data; `app`: a server started
+        anew, which keeps nothing from before."""
+        if app is not None:
+            self.app = self.waitress.app = app
         self.waitress.start()
 
 

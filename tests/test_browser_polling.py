@@ -3,11 +3,14 @@
 every 30 s (htmx's `every` trigger, where the stream fails) and when it is shown again. Where the server holds no more streams, the part still follows
 every 30 s. The page's clock is Playwright's, paused: only the test moves it on, so every
 request counted is one the page's timers fired (or an event, or its return to sight)."""
+import sqlite3
+from contextlib import closing
+
 import pytest
 
 from tests.browser_helpers import TABLE, WAIT, open_page
 from tests.test_browser import reveal_lot
-from tests.web_helpers import GAME, act, new_game, play, stamp
+from tests.web_helpers import GAME, act, make_app, new_game, play, stamp
 
 expect = pytest.importorskip("playwright.sync_api").expect
 START = 1_800_000_000_000  # ms: the page's clock, paused a second after this
@@ -132,3 +135,61 @@ def test_a_change_told_while_a_form_is_being_answered_still_shows(server, browse
     expect(page.locator(".payment")).to_contain_text("Anna pays 3")
     expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
     assert held and not errors
+
+
+def copied(source, target) -> None:
+    """SQLite's backup of the database `source` into `target`."""
+    with closing(sqlite3.connect(source)) as read, closing(sqlite3.connect(target)) as written:
+        read.backup(written)
+
+
+def backed_up(server, tmp_path):
+    """A backup of the server's database (docs/hosting.md), and a function that restores
+    it as an operator does: the server stopped, the backup restored, the server started
+    anew (`streams`: whether it holds the games' streams)."""
+    database, backup = server.app.config["STORE"].path, tmp_path / "backup.sqlite"
+    copied(database, backup)
+
+    def restore(streams: bool) -> None:
+        server.stop()
+        copied(backup, database)
+        server.start(make_app(database.parent, streams=streams))
+    return restore
+
+
+def test_a_screen_follows_a_game_restored_from_a_backup(server, browser, tmp_path):
+    """The database restored from a backup taken before a sale (R8) and a side sale (R6):
+    the game's stamps went back below the one the table screen, left open, shows; the sale
+    recorded again by another device still shows there (the page loaded again), at the
+    game's stamp."""
+    host = server.app.test_client()
+    token = new_game(host)
+    play(host, token, GAME[:1])
+    restore = backed_up(server, tmp_path)
+    errors = []
+    page = open_page(browser.new_context(**TABLE), f"{server.url}/g/{token}", errors)
+    play(host, token, GAME[1:3])
+    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
+    restore(streams=True)
+    play(server.app.test_client(), token, GAME[1:2])
+    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
+    assert not errors
+
+
+def test_a_polling_screen_follows_a_game_restored_from_a_backup(server, browser, tmp_path):
+    """The same where the server holds no streams: the 30 s poll brings a part older than
+    the one it was asked from, and the page is loaded again, at the game's stamp."""
+    server.app.extensions["changes"].held = 0
+    host = server.app.test_client()
+    token = new_game(host)
+    play(host, token, GAME[:1])
+    restore = backed_up(server, tmp_path)
+    page, asked, errors = table_page(server, browser, token)
+    play(host, token, GAME[1:3])
+    page.clock.run_for(30_000)
+    shows_news(page, server, token)
+    restore(streams=False)
+    play(server.app.test_client(), token, GAME[1:2])
+    page.clock.run_for(30_000)
+    expect(page.locator("#live")).to_have_attribute("data-stamp", str(stamp(server.app, token)))
+    assert not errors

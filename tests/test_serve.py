@@ -503,3 +503,47 @@ def test_every_interface_is_every_ipv6_one_too_and_the_host_opens_the_ipv6_loopb
     finally:
         running.stop()
 
+
+
+STOPPING = Path(__file__).with_name("stopping.py")
+
+
+def stopped_at(moment: str, folder: Path, *args: str) -> str:
+    """What tests/stopping.py `moment` printed, within 30 s (what it left running killed)."""
+    process = subprocess.Popen([sys.executable, str(STOPPING), moment, str(folder), *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        return process.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        return "still running after 30 s"
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:  # all ended
+            pass
+
+
+def test_a_second_stop_while_the_first_ends_the_streams_still_stops_the_process(tmp_path):
+    """Ctrl+C and, just behind it, the parent's SIGTERM (or a service manager's, or a
+    second Ctrl+C): Python may run the second stop inside the first, here while it ends
+    the screens' streams; the process still stops (the second once waited forever for the
+    lock the first held)."""
+    assert stopped_at("twice", tmp_path).strip() == "stopped"
+
+
+def test_a_stop_as_an_ended_process_is_waited_for_still_stops_the_others(tmp_path):
+    """`--processes 2`: one process ends by itself, and Ctrl+C comes as the server waits
+    for it, before it knows which one ended: the other is stopped, and the server, with
+    no traceback (telling the ended one once failed, and left the other serving)."""
+    assert stopped_at("reaped", tmp_path).strip() == "stopped"
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ctrl_c_as_soon_as_the_server_says_so_stops_it_even_started_in_the_background(
+        tmp_path, processes):
+    """"Press Ctrl+C to stop the server", and Ctrl+C at once, the server started as a
+    script's background job (`&`: Ctrl+C ignored until the server handles it): it stops,
+    with no traceback (it once ignored it until its handlers were set, and served on)."""
+    said = stopped_at("told", tmp_path, processes)
+    assert said.strip().endswith("stopped") and "Traceback" not in said, said

@@ -5,6 +5,7 @@ http://127.0.0.1:PORT whatever --host says (it listens on the loopback too); pho
 shown the first --name, else this machine's best address (network.py), and the host's
 table screen offers the others.
 """
+import contextlib
 import errno
 import http.client
 import ipaddress
@@ -66,27 +67,41 @@ def serve(host: str, port: int | None, data_dir: str, names=(), processes: int =
     sockets = bind(listen_on(host), DEFAULT_PORT if port is None else port,
                    PORTS_TRIED if port is None else 1)
     try:
-        bound = sockets[0].getsockname()[1]
-        offered = offers(host, bound, names)
-        make = partial(create_app, data_dir, addresses=partial(offers, host, bound, names),
-                       names=list(names),
-                       database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
-                       screens=screens, chosen=chosen)
-        app = make()
-        kept_in = shown(database) if database else data_dir
-        if hosted:
-            tell_hosted(host, bound, kept_in, names, keep_days)
-        else:
-            tell(host, bound, kept_in, offered, app.config["HOST_KEY"],
-                 moved=port is None and bound != DEFAULT_PORT)
-        if processes == 1:
-            waitress_serve(app, sockets=sockets, **waitress_options(app))
-            return
-        app.config["STORE"].close()  # each process opens its own connections
-        serve_processes(make, sockets, processes)
+        with stoppable():
+            bound = sockets[0].getsockname()[1]
+            offered = offers(host, bound, names)
+            make = partial(create_app, data_dir,
+                           addresses=partial(offers, host, bound, names), names=list(names),
+                           database=database, proxy=proxy, hosted=hosted, keep_days=keep_days,
+                           screens=screens, chosen=chosen)
+            app = make()
+            kept_in = shown(database) if database else data_dir
+            if hosted:
+                tell_hosted(host, bound, kept_in, names, keep_days)
+            else:
+                tell(host, bound, kept_in, offered, app.config["HOST_KEY"],
+                     moved=port is None and bound != DEFAULT_PORT)
+            if processes == 1:
+                waitress_serve(app, sockets=sockets, **waitress_options(app))
+                return
+            app.config["STORE"].close()  # each process opens its own connections
+            serve_processes(make, sockets, processes)
     finally:
         for sock in sockets:
             sock.close()
+
+
+@contextlib.contextmanager
+def stoppable():
+    """While in it, a stop (Ctrl+C, SIGTERM) ends the start (KeyboardInterrupt) until the
+    server's own handlers take over, whatever this process was started with (a script's
+    background job ignores Ctrl+C): the server says Ctrl+C stops it before it serves."""
+    before = {number: signal.signal(number, signal.default_int_handler) for number in STOPS}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():  # (None: not set from Python)
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
 
 
 def listen_on(host: str) -> list[str]:
@@ -281,7 +296,10 @@ def serve_processes(make_app, listening: list[socket.socket], count: int) -> Non
     def stop(*_) -> None:
         stopping.append(True)
         for child in running:
-            os.kill(child, signal.SIGTERM)
+            # (one may have ended and been waited for just now, its handler run before it
+            # left `running`: its number is no one's yet, the system gives them in turn)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
     for number in STOPS:
         signal.signal(number, stop)
     for _ in range(count):
@@ -353,7 +371,15 @@ def waitress_serve(app, **options) -> None:
     for template in app.jinja_env.list_templates():  # compiled now, not at a first change
         app.jinja_env.get_template(template)
 
+    stopping = []
+
     def stop(*_) -> None:
+        """End the streams, then waitress (its `run` returns at KeyboardInterrupt). A stop
+        while stopping (Ctrl+C with a service manager's SIGTERM, or the parent's) adds
+        nothing: Python may run it inside this one, where end_all holds its lock."""
+        if stopping:
+            return
+        stopping.append(True)
         app.extensions["changes"].end_all()
         raise KeyboardInterrupt
     signal.signal(signal.SIGINT, stop)
