@@ -5,6 +5,7 @@ network namespace's veth pair, reaching it over HTTPS), the systemd units with t
 command as systemd runs it: a database that cannot be reached fails the start, so that
 systemd tries again), and the backup and restore commands against PostgreSQL."""
 import http.client
+import http.server
 import os
 import re
 import shlex
@@ -12,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -131,6 +133,59 @@ def test_one_network_past_its_requests_is_told_to_wait_once_and_closed(behind_ha
     other.request("GET", f"/g/{token}")
     assert other.getresponse().status == 200
     other.close()
+
+
+class Named(http.server.BaseHTTPRequestHandler):
+    """A stand-in table server that answers every GET and POST with its own port."""
+
+    def answer(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        said = str(self.server.server_address[1]).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(said)))
+        self.end_headers()
+        self.wfile.write(said)
+
+    do_GET = do_POST = answer
+
+    def log_message(self, *_) -> None:
+        pass
+
+
+def test_every_request_of_one_game_goes_to_one_server(tmp_path):
+    """With several servers (the systemd template's), each game's page, live part, stream
+    and forms reach the same one, which then reads and folds the game once for them all;
+    the games spread over the servers."""
+    needs("haproxy")
+    needs("openssl")
+    if os.geteuid() != 0:
+        pytest.skip("haproxy's configuration starts it as root: run the tests as root")
+    servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), Named) for _ in range(3)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with balanced.haproxy([server.server_address[1] for server in servers]) as front:
+            reached = {}
+            for number in range(30):
+                token = f"game{number}x"
+                requests = [("GET", f"/g/{token}"), ("GET", f"/g/{token}/live?v=3"),
+                            ("GET", f"/g/{token}/me/live/events"), ("POST", f"/g/{token}"),
+                            ("GET", f"/g/{token}/tv/live/events?v=1")]
+                held = [http.client.HTTPSConnection("127.0.0.1", front.port,
+                                                    context=front.tls, timeout=10)
+                        for _ in requests]  # each kept open, as a screen's stream is
+                answers = set()
+                for connection, (method, path) in zip(held, requests):
+                    connection.request(method, path, body=b"" if method == "POST" else None)
+                    answers.add(connection.getresponse().read())
+                for connection in held:
+                    connection.close()
+                assert len(answers) == 1, (token, answers)
+                reached[token] = answers.pop()
+            assert len(set(reached.values())) == len(servers)
+    finally:
+        for server in servers:
+            server.shutdown()
 
 
 def read_until_closed(connection: socket.socket, mark: bytes = b"", count: int = 0) -> bytes:
