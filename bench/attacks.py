@@ -282,9 +282,11 @@ def table_server(folder: Path, addresses: tuple[str, ...], flooded: bool):
 
 @contextmanager
 def hosted_stack(addresses: tuple[str, ...], processes: int, flooded: bool):
-    """The hosted stack (bench/hosted.py's), haproxy on `addresses`, its games imported
-    by a device from the last of them: the Target."""
-    with hosted.stack("waitress", HELD, processes, addresses=addresses) as running:
+    """The hosted stack (bench/hosted.py's: a server a port, as the systemd template runs
+    them), haproxy on `addresses`, its games imported by a device from the last of them:
+    the Target."""
+    with hosted.stack("waitress", HELD, processes, addresses=addresses,
+                      ports=True) as running:
         front = running.front
         token, finished = asyncio.run(games(
             Device(front.port, host=addresses[-1], tls=front.tls), flooded))

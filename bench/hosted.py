@@ -245,12 +245,14 @@ def waitress_main(argv: list[str]) -> None:
 
 @contextmanager
 def stack(engine: str, screens: int, processes: int, connections: int | None = None,
-          addresses: tuple[str, ...] = ("127.0.0.1",), ports: bool = False):
+          addresses: tuple[str, ...] = ("127.0.0.1",), ports: bool = False,
+          direct: bool = False):
     """PostgreSQL, the table server with `engine` in `processes` processes (or workers;
     `ports`: as many servers of one process each, on a port each, as the systemd
     template docs/deploy/templari-companion@.service runs them), each holding `screens`
     streams (waitress's connection_limit `connections` if given), haproxy in front on
-    `addresses`: the Stack, stopped on leaving whatever happens."""
+    `addresses` (`direct`: none, the devices speak plain HTTP to the one server): the
+    Stack, stopped on leaving whatever happens."""
     with tempfile.TemporaryDirectory() as folder, ExitStack() as cleanup:
         url = cleanup.enter_context(balanced.postgresql(
             processes * (postgres.POOL_SIZE + 1) + DB_SPARE))
@@ -265,10 +267,13 @@ def stack(engine: str, screens: int, processes: int, connections: int | None = N
             cleanup.callback(_stopped, servers[-1], log)
         for server in servers:
             balanced.wait_for(server.port, server.process, f"the {engine} table server")
-        front = cleanup.enter_context(balanced.haproxy([server.port for server in servers],
-                                                       addresses))
+        if direct:  # (plain HTTP to the one server)
+            front = balanced.Balancer(servers[0].port, servers[0].port, None, None, None)
+        else:
+            front = cleanup.enter_context(balanced.haproxy(
+                [server.port for server in servers], addresses))
         yield Stack(front, url, {**{server.process.pid: "table servers" for server in servers},
-                                 front.pid: "haproxy",
+                                 **({} if direct else {front.pid: "haproxy"}),
                                  balanced.postmaster(url): "PostgreSQL"}, servers)
 
 
@@ -760,7 +765,7 @@ class Report:
 def run(engine: str, tables: int, args) -> Report:
     """One run: a stack of its own for `engine`, the tables played against it."""
     with stack(engine, tables * SCREENS + SPARE_SCREENS, args.processes,
-               args.connections, ports=args.ports) as running:
+               args.connections, ports=args.ports, direct=args.direct) as running:
         samplers, killed = [], []
 
         def started(window: Window) -> None:
@@ -788,7 +793,11 @@ def _kept(store, acknowledged: dict[str, int]) -> tuple[int, int, int]:
 def lines(report: Report, args):
     """The lines printed for a run."""
     results, stack, seconds = report.results, report.stack, report.seconds
-    yield (f"{report.engine}, {args.processes} processes, {report.tables} tables: "
+    shape = ("a server a port, each game's requests to one of them" if args.ports
+             else "sharing one port")
+    front = "no proxy (plain HTTP)" if args.direct else "through haproxy (HTTPS)"
+    yield (f"{report.engine}, {args.processes} processes ({shape}), {front}, "
+           f"{report.tables} tables: "
            f"{report.tables * SCREENS} screens (a host's table page, a TV view, 5 seated "
            f"phones each), each holding its stream; an action per table every "
            f"{args.every:g} s")
@@ -865,11 +874,16 @@ def main(argv=None) -> None:
     parser.add_argument("--ports", action="store_true",
                         help="waitress: a server of one process on a port of its own for each "
                              "process, as docs/deploy/templari-companion@.service runs them")
+    parser.add_argument("--direct", action="store_true",
+                        help="no haproxy: the devices speak plain HTTP to the one server (to "
+                             "measure what the proxy adds)")
     parser.add_argument("--kill", action="store_true",
                         help="kill one server process in the middle of the measured seconds")
     parser.add_argument("--connections", type=int, metavar="N",
                         help="waitress's connection_limit in each process (serve.CONNECTIONS)")
     args = parser.parse_args(argv)
+    if args.direct and args.ports and args.processes > 1:
+        parser.error("--direct talks to one server: not with --ports and several processes")
     engines = args.engines.split(",")
     if set(engines) - {"waitress", "gevent"}:
         parser.error("--engines: waitress, gevent")
