@@ -3,12 +3,15 @@ on every other screen within 250 ms (p99), every action answered within 150 ms (
 error, and nothing acknowledged lost when a server process is killed.
 
     python bench/hosted.py [--engines waitress,gevent] [--tables 100,150] [--every 5]
-                           [--seconds 60] [--warm-up 10] [--processes 2] [--kill]
-                           [--connections N]
+                           [--seconds 60] [--warm-up 10] [--processes 2] [--ports]
+                           [--direct] [--kill] [--connections N]
 
 The stack (bench/balanced.py): a PostgreSQL of its own, the table server in PROCESSES
-processes on a port of 127.0.0.1, haproxy in front on another (with `option
-http-no-delay`: without it haproxy holds each small piece of a stream up to 200 ms). For
+processes on a port of 127.0.0.1 (with --ports: PROCESSES servers of one process, each on
+a port of its own, as the systemd template docs/deploy/templari-companion@.service runs
+them; haproxy sends each game's requests to one of them), haproxy in front on another
+(with `option http-no-delay`: without it haproxy holds each small piece of a stream up to
+200 ms; with --direct no haproxy: the devices speak plain HTTP to the one server). For
 each number of TABLES, each engine in turn (the machine's other work as alike as it can
 be), on a stack of its own:
 
@@ -48,8 +51,9 @@ screens of its table showing a live part of that stamp or later (0 if one did be
 told); a change a screen never shows (within 5 s of the last action) counts as infinitely
 late. Actions and questions due in the first WARM-UP seconds are not counted, those in the
 next SECONDS are. With --kill, one server process (a waitress process, a gunicorn worker)
-is killed (SIGKILL) in the middle of the measured seconds: its streams break and open
-again, haproxy sends its requests under way again. At the end every game is read back
+is killed (SIGKILL) in the middle of the measured seconds (with --ports, started again
+RESTART_AFTER seconds later, as systemd does): its streams break and open again, haproxy
+sends its requests under way again. At the end every game is read back
 from PostgreSQL: each action acknowledged must be there (lost: those that are not).
 
 Prints, for each run, the tables and screens, the set-up, change-to-screen and action
