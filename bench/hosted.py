@@ -183,6 +183,7 @@ class Stack:
     database: str
     roots: dict[int, str]
     servers: list["Started"]  # the table servers (one, or one a port)
+    restarts: list[threading.Timer] = field(default_factory=list)  # (cancelled at the end)
 
     def kill_one(self) -> int:
         """Kill one server process outright (a waitress process, a gunicorn worker; with
@@ -194,8 +195,14 @@ class Stack:
             return victim
         victim = self.servers[0].process.pid
         os.kill(victim, signal.SIGKILL)
-        threading.Timer(RESTART_AFTER, self.servers[0].start).start()
+        self.restarts.append(threading.Timer(RESTART_AFTER, self.servers[0].start))
+        self.restarts[-1].start()
         return victim
+
+    def cancel_restarts(self) -> None:
+        """No server started again once the stack is stopped."""
+        for timer in self.restarts:
+            timer.cancel()
 
 
 @dataclass
@@ -276,9 +283,12 @@ def stack(engine: str, screens: int, processes: int, connections: int | None = N
         else:
             front = cleanup.enter_context(balanced.haproxy(
                 [server.port for server in servers], addresses))
-        yield Stack(front, url, {**{server.process.pid: "table servers" for server in servers},
-                                 **({} if direct else {front.pid: "haproxy"}),
-                                 balanced.postmaster(url): "PostgreSQL"}, servers)
+        running = Stack(front, url, {**{server.process.pid: "table servers"
+                                        for server in servers},
+                                     **({} if direct else {front.pid: "haproxy"}),
+                                     balanced.postmaster(url): "PostgreSQL"}, servers)
+        cleanup.callback(running.cancel_restarts)  # (before the servers are stopped)
+        yield running
 
 
 def _stopped(started: Started, log) -> None:
